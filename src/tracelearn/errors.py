@@ -1,0 +1,29 @@
+"""Errors a user can cause. The CLI prints them as one line, never a traceback."""
+
+from __future__ import annotations
+
+
+class TracelearnError(Exception):
+    """A problem with the user's input or options.
+
+    ``where`` is ``file:line:col`` when the problem has a source location."""
+
+    def __init__(self, message: str, where: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.where = where
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}" if self.where else self.message
+
+
+class ParseError(TracelearnError):
+    """Malformed C."""
+
+
+class UnsupportedError(TracelearnError):
+    """A C construct tracelearn does not handle."""
+
+
+class OptionError(TracelearnError):
+    """A bad command-line or API option."""

@@ -1,0 +1,1 @@
+#include <stdlib.h>

@@ -1,0 +1,31 @@
+#ifndef __TL_STDIO_H
+#define __TL_STDIO_H
+#include <stddef.h>
+#include <stdarg.h>
+typedef struct __tl_FILE FILE;
+#define stdin ((FILE *)1)
+#define stdout ((FILE *)2)
+#define stderr ((FILE *)3)
+#define EOF (-1)
+#define BUFSIZ 8192
+int printf(const char *format, ...);
+int fprintf(FILE *stream, const char *format, ...);
+int sprintf(char *str, const char *format, ...);
+int snprintf(char *str, size_t size, const char *format, ...);
+int puts(const char *s);
+int fputs(const char *s, FILE *stream);
+int putchar(int c);
+int fputc(int c, FILE *stream);
+int putc(int c, FILE *stream);
+int fflush(FILE *stream);
+void perror(const char *s);
+int scanf(const char *format, ...);
+int fscanf(FILE *stream, const char *format, ...);
+int sscanf(const char *str, const char *format, ...);
+int getchar(void);
+int getc(FILE *stream);
+int fgetc(FILE *stream);
+char *fgets(char *s, int size, FILE *stream);
+FILE *fopen(const char *path, const char *mode);
+int fclose(FILE *stream);
+#endif

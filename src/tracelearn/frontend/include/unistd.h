@@ -1,0 +1,7 @@
+#ifndef __TL_UNISTD_H
+#define __TL_UNISTD_H
+#include <stddef.h>
+typedef __TL_PTRDIFF_T ssize_t;
+ssize_t read(int fd, void *buf, size_t count);
+ssize_t write(int fd, const void *buf, size_t count);
+#endif

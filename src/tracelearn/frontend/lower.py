@@ -1,0 +1,476 @@
+"""C translation unit -> IR program."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable, TypeVar
+
+from pycparser import c_ast, c_generator, c_parser
+
+from ..errors import ParseError, TracelearnError, UnsupportedError
+from ..ir.datamodel import DataModel, StdTypes
+from ..ir.expr import AddrOf, Const, Reg
+from ..ir.program import (
+    Call,
+    GlobalVar,
+    Nondet,
+    Procedure,
+    Program,
+    Return,
+    SourceLoc,
+    Variable,
+)
+from ..ir.types import ArrayType, CType, FunctionType, StructType, VoidType
+from .builtins import NATIVE_LIBRARY
+from .context import FunctionContext
+from .conversions import convert, fold, promote, same_repr
+from .lower_expr import ExprLowering
+from .lower_init import InitLowering
+from .lower_stmt import StmtLowering
+from .lvalues import LVMem, LVReg
+from .preprocess import display_name, preprocess
+from .scopes import FuncBinding, Scopes, TypedefBinding, VarBinding
+from .typebuilder import TypeBuilder
+
+T = TypeVar("T")
+INIT_PROC = "__tl_init_globals"
+MODELS_C = Path(__file__).parent / "libc" / "models.c"
+
+
+def addr_taken_names(node: c_ast.Node | None, out: set[str]) -> None:
+    """Names of identifiers whose address is taken with ``&``."""
+    if node is None:
+        return
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, c_ast.UnaryOp) and n.op == "&":
+            inner = n.expr
+            if isinstance(inner, c_ast.ID):
+                out.add(inner.name)
+        stack.extend(c for _, c in n.children())
+
+
+class Lowerer(ExprLowering, StmtLowering, InitLowering):
+    def __init__(self, filename: str, std: StdTypes, checks: frozenset[str]) -> None:
+        self.filename = filename
+        self.std = std
+        self.scopes = Scopes()
+        self.warnings: list[str] = []
+        self.types = TypeBuilder(std, self.scopes, self.const_int, self.where, self.warn)
+        self.gen = c_generator.CGenerator()
+        self.globals: dict[str, GlobalVar] = {}
+        self.declared_only: set[str] = set()
+        self.procedures: dict[str, Procedure] = {}
+        self.func_types: dict[str, FunctionType] = {}
+        self.defined: set[str] = set()
+        self.addr_taken_global: set[str] = set()
+        self.strings: dict[bytes, str] = {}
+        self.checks_bounds = "bounds" in checks
+        self.checks_div = "div-by-zero" in checks
+        self.init_name = INIT_PROC
+        self.init_ctx = FunctionContext(INIT_PROC, std.void, set())
+        self.ctx = self.init_ctx
+
+    # ------------------------------------------------------------ utilities
+
+    def where(self, node: c_ast.Node | None) -> str:
+        c = getattr(node, "coord", None)
+        if c is None:
+            return self.filename
+        return f"{c.file}:{c.line}:{c.column or 0}"
+
+    def loc(self, node: c_ast.Node | None) -> SourceLoc:
+        c = getattr(node, "coord", None)
+        if c is None:
+            return SourceLoc(self.filename, 0, 0)
+        return SourceLoc(c.file, c.line or 0, c.column or 0)
+
+    def warn(self, msg: str) -> None:
+        if msg not in self.warnings:
+            self.warnings.append(msg)
+
+    def unevaluated(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` (a lowering) for its type only: its code is thrown away."""
+        from .cfg import CFGBuilder
+
+        snap = self.ctx.snapshot()
+        self.ctx.cfg = CFGBuilder()
+        self.ctx.cfg.place(self.ctx.cfg.new_block("scratch"))
+        try:
+            return fn()
+        finally:
+            self.ctx.restore(snap)
+
+    def const_int(self, node: c_ast.Node) -> int:
+        def value() -> Const | None:
+            e = fold(self.rvalue(node))
+            return e if isinstance(e, Const) and self.ctx.cfg.emitted == 0 else None
+
+        c = self.unevaluated(value)
+        if c is None or isinstance(c.value, float):
+            raise UnsupportedError("expression is not an integer constant", self.where(node))
+        return int(c.value)
+
+    def new_local(self, name: str, display: str, t: CType, in_mem: bool, loc: SourceLoc) -> Variable:
+        v = Variable(name, display, t, in_mem, loc)
+        self.ctx.locals.append(v)
+        return v
+
+    def intern_string(self, data: bytes, node: c_ast.Node) -> str:
+        if data not in self.strings:
+            name = f"__str{len(self.strings)}"
+            t = ArrayType(self.std.char, len(data) + 1)
+            shown = data.decode("utf-8", "replace")
+            var = Variable(name, repr(shown), t, True, self.loc(node))
+            self.globals[name] = GlobalVar(var, data + b"\0", readonly=True, is_string=True)
+            self.strings[data] = name
+        return self.strings[data]
+
+    def new_global_object(self, t: CType, loc: SourceLoc, hint: str) -> str:
+        name = f"__{hint}{len(self.globals)}"
+        self.globals[name] = GlobalVar(Variable(name, hint, t, True, loc))
+        return name
+
+    # ---------------------------------------------------------------- entry
+
+    def lower(self, ast: c_ast.FileAST) -> None:
+        for ext in ast.ext:
+            if isinstance(ext, c_ast.FuncDef):
+                self.defined.add(ext.decl.name)
+        addr_taken_names(ast, self.addr_taken_global)
+        for ext in ast.ext:
+            self.external(ext)
+        for name in sorted(self.declared_only):
+            g = self.globals[name]
+            if isinstance(g.var.type, ArrayType) and g.var.type.length is None:
+                continue
+            lv = self.var_lvalue(g.var, "global")
+            target = lv.reg if isinstance(lv, LVReg) else _mem(lv)
+            self.init_ctx.cfg.emit(Nondet(target, g.var.loc, f"extern {name} (no definition)", name), g.var.loc)
+
+    def external(self, ext: c_ast.Node) -> None:
+        self.ctx = self.init_ctx
+        if isinstance(ext, c_ast.FuncDef):
+            self.function(ext)
+        elif isinstance(ext, c_ast.Typedef):
+            self.typedef(ext)
+        elif isinstance(ext, c_ast.Decl):
+            if isinstance(ext.type, c_ast.FuncDecl):
+                self.declare_function(ext, file_scope=True)
+            elif ext.name is None:
+                self.types.build(ext.type)
+            elif "typedef" in (ext.storage or []):
+                self.typedef(ext)  # type: ignore[arg-type]
+            else:
+                g = self.global_decl(ext)
+                self.scopes.bind(ext.name, VarBinding(g, "global"))
+        elif isinstance(ext, (c_ast.Pragma, c_ast.StaticAssert)):
+            pass
+        else:
+            raise UnsupportedError(f"unsupported construct: {type(ext).__name__}", self.where(ext))
+
+    # --------------------------------------------------------------- globals
+
+    def global_decl(self, node: c_ast.Decl) -> Variable:
+        name = node.name
+        t = self.types.build(node.type)
+        extern = "extern" in (node.storage or [])
+        if node.init is not None:
+            t = self.complete_array_type(t, node.init)
+        if isinstance(t, VoidType):
+            raise TracelearnError(f"variable '{name}' declared void", self.where(node))
+        existing = self.globals.get(name)
+        if existing is None:
+            in_mem = not t.is_scalar() or name in self.addr_taken_global
+            var = Variable(name, display_name(name), t, in_mem, self.loc(node))
+            existing = GlobalVar(var)
+            self.globals[name] = existing
+            if extern and node.init is None:
+                self.declared_only.add(name)
+        var = existing.var
+        if isinstance(var.type, ArrayType) and var.type.length is None and isinstance(t, ArrayType) and t.length:
+            var.type = t
+        if not extern or node.init is not None:
+            self.declared_only.discard(name)
+        if node.init is not None:
+            self.scopes.bind(name, VarBinding(var, "global"), file_scope=True)
+            self.define_global(existing, node)
+        return var
+
+    def define_global(self, g: GlobalVar, node: c_ast.Decl) -> None:
+        var = g.var
+        self.ctx = self.init_ctx
+        lv = self.var_lvalue(var, "global")
+        if isinstance(lv, LVReg):
+            init = node.init
+            if isinstance(init, c_ast.InitList):
+                init = init.exprs[0] if init.exprs else c_ast.Constant("int", "0")
+            if self.direct_nondet(lv, init, node):
+                return
+            before = self.ctx.cfg.emitted
+            v = fold(self.assign_convert(self.rvalue(init), var.type, node))
+            if isinstance(v, Const) and self.ctx.cfg.emitted == before:
+                size = var.type.size
+                g.init_bytes = self.const_bits(v, var.type).to_bytes(size, "little")
+            else:
+                self.write(lv, v, node)
+            return
+        assert isinstance(lv, LVMem)
+        g.init_bytes = self.global_image(var.type, node.init, lv, node)
+
+    def static_local(self, node: c_ast.Decl, t: CType) -> Variable:
+        name = f"{self.ctx.name}::{node.name}"
+        n = 1
+        while name in self.globals:
+            n += 1
+            name = f"{self.ctx.name}::{node.name}.{n}"
+        in_mem = not t.is_scalar() or node.name in self.ctx.addr_taken
+        var = Variable(name, node.name, t, in_mem, self.loc(node))
+        g = GlobalVar(var)
+        self.globals[name] = g
+        if node.init is not None:
+            saved = self.ctx
+            try:
+                self.define_global(g, node)
+            finally:
+                self.ctx = saved
+        return var
+
+    # ------------------------------------------------------------- functions
+
+    def function(self, fd: c_ast.FuncDef) -> None:
+        decl = fd.decl
+        name = decl.name
+        if name in self.procedures:
+            raise TracelearnError(f"redefinition of function '{name}'", self.where(fd))
+        if not isinstance(decl.type, c_ast.FuncDecl):
+            raise UnsupportedError("function definition with a typedef'd function type", self.where(fd))
+        knr = {d.name: d for d in (fd.param_decls or [])}
+        ftype = self.types.build(decl.type)
+        assert isinstance(ftype, FunctionType)
+        param_nodes = []
+        if decl.type.args is not None:
+            for p in decl.type.args.params:
+                if isinstance(p, c_ast.ID):
+                    d = knr.get(p.name)
+                    if d is None:  # K&R parameter without a declaration is int
+                        d = c_ast.Decl(p.name, [], [], [], [], c_ast.TypeDecl(p.name, [], None, c_ast.IdentifierType(["int"])), None, None, coord=p.coord)
+                    param_nodes.append(d)
+                elif isinstance(p, c_ast.Decl):
+                    param_nodes.append(p)
+                elif isinstance(p, c_ast.Typename):
+                    if not isinstance(self.types.build(p.type), VoidType):
+                        raise UnsupportedError("unnamed parameter in a function definition", self.where(p))
+                elif isinstance(p, c_ast.EllipsisParam):
+                    raise UnsupportedError(f"variadic function definition '{name}'", self.where(p))
+        declared = [self.types.adjust_param(self.types.build(p.type)) for p in param_nodes]
+        prototyped = ftype.prototyped and not knr and not any(isinstance(p, c_ast.ID) for p in (decl.type.args.params if decl.type.args else []))
+        passing = declared if prototyped else [self.passing_type(t) for t in declared]
+        ftype = FunctionType(ftype.ret, tuple(passing), False, prototyped or not param_nodes)
+        if isinstance(ftype.ret, (ArrayType,)):
+            raise TracelearnError("function returning an array", self.where(fd))
+        prev = self.func_types.get(name)
+        if prev is not None and prev.prototyped and not ftype.prototyped and len(prev.params) == len(passing):
+            ftype = FunctionType(ftype.ret, prev.params, False, True)
+            passing = list(prev.params)
+        self.func_types[name] = ftype
+        self.scopes.bind(name, FuncBinding(name, ftype), file_scope=True)
+
+        addr = set()
+        addr_taken_names(fd.body, addr)
+        self.ctx = FunctionContext(name, ftype.ret, addr)
+        ctx = self.ctx
+        self.scopes.push()
+        loc = self.loc(fd)
+        ctx.cfg.place(ctx.cfg.new_block("entry", loc), loc)
+        for p, t, pt in zip(param_nodes, declared, passing):
+            pname = p.name
+            if pname is None:
+                continue
+            ploc = self.loc(p)
+            in_mem = not t.is_scalar() or pname in addr
+            if not in_mem and same_repr(t, pt):
+                var = Variable(ctx.unique(pname), pname, t, False, ploc, is_param=True)
+                ctx.params.append(var)
+                self.scopes.bind(pname, VarBinding(var, "local"))
+                continue
+            preg = Variable(ctx.unique(pname + ".param"), pname, pt, False, ploc, is_param=True)
+            ctx.params.append(preg)
+            var = self.new_local(ctx.unique(pname), pname, t, in_mem, ploc)
+            self.scopes.bind(pname, VarBinding(var, "local"))
+            lv = self.var_lvalue(var, "local")
+            value = Reg(preg.name, pt, "local")
+            self.write(lv, convert(self.std, value, t) if t.is_scalar() else value, p)
+        self.stmt(fd.body)
+        end = self.loc(fd.body)
+        if fd.body.coord is not None:
+            end = SourceLoc(end.file, end.line, end.col)
+        if ctx.cfg.reachable:
+            ret = self.missing_return(end)
+            ctx.cfg.terminate(ret, end)
+        blocks = ctx.cfg.finish(Return(None, end))
+        self.scopes.pop()
+        self.procedures[name] = Procedure(name, ftype, ctx.params, ctx.locals, blocks, loc)
+        self.ctx = self.init_ctx
+
+    def passing_type(self, t: CType) -> CType:
+        """Type an argument has when passed to an unprototyped function."""
+        if t == self.std.float:
+            return self.std.double
+        return promote(self.std, t)
+
+    def finish_init(self) -> Procedure:
+        ctx = self.init_ctx
+        loc = SourceLoc(self.filename, 0, 0)
+        blocks = ctx.cfg.finish(Return(None, loc))
+        if not blocks:
+            from ..ir.program import Block
+
+            blocks = [Block(0, [], Return(None, loc), loc, "entry")]
+        return Procedure(INIT_PROC, FunctionType(self.std.void, ()), [], ctx.locals, blocks, loc)
+
+
+def _mem(lv: LVMem):
+    from ..ir.program import Mem
+
+    return Mem(lv.addr, lv.type)
+
+
+# ------------------------------------------------------------------ public API
+
+
+def parse_text(text: str, filename: str) -> c_ast.FileAST:
+    parser = c_parser.CParser()
+    for _ in range(1000):
+        try:
+            return parser.parse(text, filename)
+        except c_parser.ParseError as e:
+            fixed = _implicit_int(text, str(e))
+            if fixed is None:
+                _raise_parse_error(e, filename)
+            text = fixed
+        except (AssertionError, IndexError, AttributeError) as e:
+            raise ParseError(f"could not parse: {e}", filename) from None
+    raise ParseError("could not parse", filename)
+
+
+def _implicit_int(text: str, msg: str) -> str | None:
+    """K&R ``main(argc, argv) int argc; ...`` has an implicit ``int`` return type,
+    which pycparser rejects: insert the ``int`` where it points and parse again."""
+    m = re.match(r"^(.*?):(\d+):(\d+): Invalid function definition", msg)
+    if not m:
+        return None
+    want_file, line, col = m.group(1), int(m.group(2)), int(m.group(3))
+    lines = text.split("\n")
+    cur_file, cur_line = None, 0
+    for i, ln in enumerate(lines):
+        mm = re.match(r'^#\s*(?:line\s+)?(\d+)\s+"([^"]*)"', ln)
+        if mm:
+            cur_line, cur_file = int(mm.group(1)), mm.group(2)
+            continue
+        if cur_file == want_file and cur_line == line:
+            c = max(col - 1, 0)
+            if ln[c:c + 1].isalpha() or ln[c:c + 1] == "_":
+                lines[i] = ln[:c] + "int " + ln[c:]
+                return "\n".join(lines)
+            return None
+        cur_line += 1
+    return None
+
+
+def _raise_parse_error(e: Exception, filename: str) -> None:
+    msg = str(e)
+    # pycparser says "file:line:col: before: tok"
+    m = re.match(r"^(.*?:\d+:\d+): (.*)$", msg)
+    where, detail = (m.group(1), m.group(2)) if m else (filename, msg)
+    raise ParseError(f"syntax error {detail}".strip(), where) from None
+
+
+def lower_ast(ast: c_ast.FileAST, filename: str, std: StdTypes, checks: frozenset[str]) -> Lowerer:
+    low = Lowerer(filename, std, checks)
+    try:
+        low.lower(ast)
+    except RecursionError:
+        raise UnsupportedError("expression nested too deeply", filename) from None
+    return low
+
+
+DEFAULT_CHECKS = frozenset({"bounds", "div-by-zero"})
+
+
+def load_program(
+    path: str,
+    data_model: str | DataModel = "LP64",
+    include_dirs: list[str] | None = None,
+    defines: dict[str, str] | None = None,
+    entry: str = "main",
+    checks: frozenset[str] = DEFAULT_CHECKS,
+    use_system_cpp: bool = True,
+) -> Program:
+    """Preprocess, parse and lower a C file into an IR ``Program``."""
+    dm = data_model if isinstance(data_model, DataModel) else DataModel.named(data_model)
+    std = StdTypes(dm)
+    pre = preprocess(path, dm, include_dirs, defines, use_system_cpp)
+    ast = parse_text(pre.text, path)
+    low = lower_ast(ast, path, std, checks)
+    program = assemble(low, std, entry, checks)
+    program.warnings = pre.warnings + low.warnings
+    try:
+        program.sources[path] = Path(path).read_text(errors="replace").splitlines()
+    except OSError:
+        pass
+    return program
+
+
+def assemble(low: Lowerer, std: StdTypes, entry: str, checks: frozenset[str]) -> Program:
+    procedures = dict(low.procedures)
+    procedures[INIT_PROC] = low.finish_init()
+    link_models(procedures, low, std, checks)
+    called = called_names(procedures)
+    externs = {n: low.func_types.get(n, FunctionType(std.int, (), False, False))
+               for n in sorted(called) if n not in procedures}
+    for n in externs:
+        if n not in NATIVE_LIBRARY:
+            low.warn(f"no body for function '{n}': calls return a nondeterministic value")
+    if entry not in procedures:
+        raise TracelearnError(f"no definition of the entry function '{entry}'", low.filename)
+    return Program(std.dm, low.globals, procedures, externs, entry, INIT_PROC)
+
+
+def called_names(procedures: dict[str, Procedure]) -> set[str]:
+    names: set[str] = set()
+    for p in procedures.values():
+        for b in p.blocks:
+            for s in b.stmts:
+                if isinstance(s, Call) and s.callee:
+                    names.add(s.callee)
+            # Functions whose address is taken can be called through pointers.
+    return names
+
+
+def link_models(procedures: dict[str, Procedure], low: Lowerer, std: StdTypes, checks: frozenset[str]) -> None:
+    """Add the C bodies of library functions the program calls but does not define."""
+    needed = {n for n in called_names(procedures) if n not in procedures}
+    if not needed:
+        return
+    models = _models(std, checks)
+    while True:
+        add = {n for n in needed if n in models and n not in procedures}
+        if not add:
+            break
+        for n in add:
+            procedures[n] = models[n]
+        needed = {n for n in called_names(procedures) if n not in procedures}
+
+
+def _models(std: StdTypes, checks: frozenset[str]) -> dict[str, Procedure]:
+    pre = preprocess(str(MODELS_C), std.dm)
+    ast = parse_text(pre.text, str(MODELS_C))
+    low = lower_ast(ast, str(MODELS_C), std, checks)
+    return low.procedures
+
+
+__all__ = ["load_program", "parse_text", "Lowerer", "DEFAULT_CHECKS", "INIT_PROC"]
+

@@ -1,0 +1,182 @@
+"""C preprocessing: the system preprocessor when present, pcpp otherwise.
+
+tracelearn ships its own small libc headers (``include/``): they declare what the
+engines model and nothing else, and they parse with pycparser (glibc's headers
+are full of GNU extensions it cannot read). GNU syntax that programs use directly
+(``__attribute__``, ``__extension__``, ...) is defined away.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import ParseError, TracelearnError
+from ..ir.datamodel import DataModel
+
+INCLUDE_DIR = Path(__file__).parent / "include"
+
+# GNU and compiler-specific syntax pycparser does not accept; removing it does not
+# change the meaning of the programs we analyse.
+GNU_DEFINES = {
+    "__attribute__(x)": "",
+    "__attribute(x)": "",
+    "__extension__": "",
+    "__inline": "inline",
+    "__inline__": "inline",
+    "__restrict": "",
+    "__restrict__": "",
+    "restrict": "",
+    "__const": "const",
+    "__volatile__": "volatile",
+    "__volatile": "volatile",
+    "__signed__": "signed",
+    "__signed": "signed",
+    "_Noreturn": "",
+    "__builtin_expect(x,y)": "(x)",
+    "__asm__(x)": "",
+    "__asm(x)": "",
+    "__PRETTY_FUNCTION__": '"function"',
+    "__FUNCTION__": '"function"',
+    "__func__": '"function"',
+    "__TRACELEARN__": "1",
+    "__STDC_HOSTED__": "1",
+    "__CHAR_BIT__": "8",
+    "__SIZEOF_INT__": "4",
+    "__SIZEOF_SHORT__": "2",
+    "__SIZEOF_LONG_LONG__": "8",
+    "__SIZEOF_FLOAT__": "4",
+    "__SIZEOF_DOUBLE__": "8",
+}
+
+
+def model_defines(dm: DataModel) -> dict[str, str]:
+    lp64 = dm.ptr_width == 64
+    d = {
+        "__TL_SIZE_T": "unsigned long",
+        "__TL_PTRDIFF_T": "long",
+        "__TL_SIZE_MAX": "18446744073709551615UL" if lp64 else "4294967295UL",
+        "__TL_LONG_MAX": "9223372036854775807L" if lp64 else "2147483647L",
+        "__TL_ULONG_MAX": "18446744073709551615UL" if lp64 else "4294967295UL",
+        "__SIZEOF_LONG__": "8" if lp64 else "4",
+        "__SIZEOF_POINTER__": "8" if lp64 else "4",
+    }
+    if lp64:
+        d.update({"__x86_64__": "1", "__x86_64": "1", "__LP64__": "1", "_LP64": "1"})
+    else:
+        d.update({"__i386__": "1", "__i386": "1", "__ILP32__": "1"})
+    return d
+
+
+@dataclass
+class Preprocessed:
+    text: str
+    tool: str
+    dollar_renamed: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+def find_cpp() -> str | None:
+    for name in ("cpp", "gcc", "clang"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def preprocess(
+    path: str,
+    dm: DataModel,
+    include_dirs: list[str] | None = None,
+    defines: dict[str, str] | None = None,
+    use_system_cpp: bool = True,
+) -> Preprocessed:
+    source = Path(path)
+    if not source.is_file():
+        raise TracelearnError(f"no such file: {path}")
+    macros = dict(GNU_DEFINES)
+    macros.update(model_defines(dm))
+    macros.update(defines or {})
+    dirs = [str(INCLUDE_DIR)] + list(include_dirs or [])
+    cpp = find_cpp() if use_system_cpp else None
+    if cpp:
+        text, tool = _run_cpp(cpp, source, macros, dirs), Path(cpp).name
+    else:
+        text, tool = _run_pcpp(source, macros, dirs), "pcpp"
+    text, renamed = rename_dollars(text)
+    return Preprocessed(text, tool, renamed)
+
+
+def _run_cpp(cpp: str, source: Path, macros: dict[str, str], dirs: list[str]) -> str:
+    args = [cpp, "-E", "-undef", "-nostdinc", "-std=gnu11"]
+    if Path(cpp).name in ("gcc", "clang"):
+        args += ["-x", "c"]
+    for d in dirs:
+        args += ["-I", d]
+    for k, v in macros.items():
+        args.append(f"-D{k}={v}")
+    args.append(str(source))
+    proc = subprocess.run(args, capture_output=True, text=True, errors="replace")
+    if proc.returncode != 0:
+        raise ParseError(_first_cpp_error(proc.stderr, source))
+    return proc.stdout
+
+
+def _first_cpp_error(stderr: str, source: Path) -> str:
+    for line in stderr.splitlines():
+        m = re.match(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$", line)
+        if m:
+            return f"{m.group(1)}:{m.group(2)}:{m.group(3)}: preprocessor: {m.group(4)}"
+    return f"{source}: preprocessor failed: {stderr.strip().splitlines()[-1] if stderr.strip() else 'unknown error'}"
+
+
+def _run_pcpp(source: Path, macros: dict[str, str], dirs: list[str]) -> str:
+    from pcpp import Preprocessor  # optional path: only when no system cpp exists
+
+    errors: list[str] = []
+
+    class _Quiet(Preprocessor):
+        def on_error(self, file, line, msg):  # noqa: ANN001 - pcpp's signature
+            errors.append(f"{file}:{line}:0: preprocessor: {msg}")
+
+    pp = _Quiet()
+    pp.line_directive = "#"
+    for d in dirs:
+        pp.add_path(d)
+    for k, v in macros.items():
+        pp.define(f"{k} {v}")
+    pp.parse(source.read_text(errors="replace"), str(source))
+    out = io.StringIO()
+    pp.write(out)
+    if errors:
+        raise ParseError(errors[0])
+    return out.getvalue()
+
+
+_TOKENS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[A-Za-z_$][A-Za-z0-9_$]*|\n|.', re.S)
+DOLLAR = "__S__"
+
+
+def rename_dollars(text: str) -> tuple[str, bool]:
+    """Identifiers with ``$`` (goto-instrument dumps use them) become ``__S__``.
+
+    Only identifiers are touched, never string or character literals."""
+    if "$" not in text:
+        return text, False
+    out = []
+    changed = False
+    for m in _TOKENS.finditer(text):
+        tok = m.group(0)
+        if "$" in tok and tok[0] not in "\"'":
+            tok = tok.replace("$", DOLLAR)
+            changed = True
+        out.append(tok)
+    return "".join(out), changed
+
+
+def display_name(name: str) -> str:
+    return name.replace(DOLLAR, "$")

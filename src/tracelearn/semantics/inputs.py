@@ -1,0 +1,99 @@
+"""Sources of nondeterministic values (the inputs of a run)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from ..ir.program import SourceLoc
+from ..ir.types import CType, FloatType, IntType, PointerType
+from ..ir.values import round_f32
+from .layout import INVALID_BASE, INVALID_SIZE
+
+
+@dataclass
+class InputRecord:
+    index: int
+    origin: str
+    loc: SourceLoc
+    type: str
+    value: int | float | bytes
+
+    def to_json(self) -> dict:
+        v = self.value.hex() if isinstance(self.value, bytes) else self.value
+        return {"index": self.index, "origin": self.origin, "loc": str(self.loc), "type": self.type, "value": v}
+
+
+@dataclass
+class InputSource:
+    """Given values first (in order), then random values from ``seed``.
+
+    ``strategy`` "mixed" favours small and boundary values (good at finding bugs);
+    "uniform" draws uniformly from each type (what statistical sampling needs)."""
+
+    values: list = field(default_factory=list)
+    seed: int = 0
+    strategy: str = "mixed"
+    consumed: list[InputRecord] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+        self._pos = 0
+
+    def next(self, t: CType, origin: str, loc: SourceLoc):
+        if self._pos < len(self.values):
+            v = self._coerce(t, self.values[self._pos])
+            self._pos += 1
+        else:
+            v = self._random(t)
+        self.consumed.append(InputRecord(len(self.consumed), origin, loc, str(t), v))
+        return v
+
+    def next_in_range(self, t: IntType, lo: int, hi: int, origin: str, loc: SourceLoc) -> int | None:
+        """An input constrained to [lo, hi] (e.g. getchar's -1..255); a given value
+        outside the range makes the run infeasible (None)."""
+        if self._pos < len(self.values):
+            v = self._coerce(t, self.values[self._pos])
+            self._pos += 1
+        else:
+            v = self._rng.randint(lo, hi) if self._rng.random() < 0.7 else self._rng.choice([lo, hi])
+        self.consumed.append(InputRecord(len(self.consumed), origin, loc, str(t), v))
+        return v if lo <= v <= hi else None
+
+    @staticmethod
+    def _coerce(t: CType, v):
+        if isinstance(t, IntType):
+            if isinstance(v, float):
+                v = int(v)
+            return t.wrap(int(v))
+        if isinstance(t, PointerType):
+            return int(v) & ((1 << t.width) - 1)
+        if isinstance(t, FloatType):
+            x = float(v)
+            return round_f32(x) if t.width == 32 else x
+        if isinstance(v, (bytes, bytearray)):
+            b = bytes(v)
+        elif isinstance(v, str):
+            b = bytes.fromhex(v)
+        else:
+            b = int(v).to_bytes(t.size, "little", signed=int(v) < 0)
+        return (b + bytes(t.size))[: t.size]
+
+    def _random(self, t: CType):
+        r = self._rng
+        if isinstance(t, IntType):
+            if t.is_bool:
+                return r.randint(0, 1)
+            if self.strategy == "mixed" and r.random() < 0.5:
+                choices = [0, 1, -1, 2, t.min, t.max, r.randint(-16, 16), r.randint(-1000, 1000)]
+                return t.wrap(r.choice(choices))
+            return r.randint(t.min, t.max)
+        if isinstance(t, PointerType):
+            return 0 if r.random() < 0.5 else INVALID_BASE + r.randrange(0, INVALID_SIZE, 8)
+        if isinstance(t, FloatType):
+            if self.strategy == "mixed" and r.random() < 0.5:
+                x = r.choice([0.0, 1.0, -1.0, 0.5, r.uniform(-100, 100)])
+            else:
+                x = r.uniform(-1e6, 1e6)
+            return round_f32(x) if t.width == 32 else x
+        return bytes(r.getrandbits(8) for _ in range(t.size))

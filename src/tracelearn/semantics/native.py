@@ -1,0 +1,336 @@
+"""Library functions the interpreter runs natively (I/O and math).
+
+With ``real_io`` the input functions read the real standard input (``tracelearn
+run``); otherwise they return nondeterministic values, as the model checker
+assumes. Output functions write to the given streams, or nowhere.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING, Callable
+
+from ..ir.program import Call, SourceLoc
+from ..ir.types import ArrayType, CType, FloatType, IntType, VoidType
+from .memory import MemObject, MemoryFault
+from .printf import FormatError, format_printf
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+STDIN, STDOUT, STDERR = 1, 2, 3
+_SCAN = re.compile(rb"%(\*)?(\d+)?(hh|h|ll|l|L|q|j|z|t)?([diouxXaAeEfFgGcs%])")
+
+
+class NativeLibrary:
+    def __init__(self, interp: "Interpreter") -> None:
+        self.it = interp
+        self.table: dict[str, Callable[[list, Call], object]] = {
+            "printf": self.printf, "fprintf": self.fprintf, "sprintf": self.sprintf,
+            "snprintf": self.snprintf, "puts": self.puts, "fputs": self.fputs,
+            "putchar": self.putchar, "fputc": self.fputc, "putc": self.fputc,
+            "fflush": lambda a, c: 0, "perror": self.perror,
+            "scanf": self.scanf, "fscanf": self.fscanf, "sscanf": self.sscanf,
+            "getchar": lambda a, c: self.getc(STDIN, c), "getc": lambda a, c: self.getc(a[0], c),
+            "fgetc": lambda a, c: self.getc(a[0], c), "fgets": self.fgets,
+            "read": self.read, "write": self.write,
+            "fopen": lambda a, c: 0, "fclose": lambda a, c: 0,
+            "rand": lambda a, c: self.nondet_range(IntType(32, True), 0, 2147483647, "rand()", c.loc),
+            "srand": lambda a, c: None, "realloc": self.realloc,
+            "sqrt": self.m(math.sqrt), "fabs": self.m(math.fabs), "floor": self.m(math.floor),
+            "ceil": self.m(math.ceil), "trunc": self.m(math.trunc), "fmod": self.fmod,
+            "round": self.m(lambda x: math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)),
+            "pow": self.pow, "exp": self.m(math.exp), "log": self.m(math.log),
+            "sin": self.m(math.sin), "cos": self.m(math.cos),
+            "sqrtf": self.mf(math.sqrt), "fabsf": self.mf(math.fabs),
+        }
+        self.stdin_buf = b""
+
+    def reset(self) -> None:
+        self.stdin_buf = b""
+
+    # ------------------------------------------------------------- dispatch
+
+    def call(self, name: str, args: list, call: Call):
+        f = self.table.get(name)
+        if f is not None:
+            try:
+                return f(args, call)
+            except FormatError as e:
+                self.it.fault(MemoryFault(f"{name}: {e}"), call.loc)
+            except MemoryFault as e:
+                self.it.fault(e, call.loc)
+        # No body and no model: the result is nondeterministic (an input).
+        ft = self.it.program.externs.get(name)
+        rt = ft.ret if ft is not None else IntType(32, True)
+        if isinstance(rt, VoidType):
+            return None
+        return self.it.inputs.next(rt, f"result of {name}()", call.loc)
+
+    # --------------------------------------------------------------- output
+
+    def stream(self, handle: int):
+        if handle == STDOUT:
+            return self.it.opt.stdout
+        if handle == STDERR:
+            return self.it.opt.stderr
+        return None
+
+    def emit(self, handle: int, data: bytes) -> int:
+        s = self.stream(handle)
+        if s is not None:
+            s.write(data)
+        return len(data)
+
+    def fmt(self, fmt_addr: int, args: list) -> bytes:
+        mem = self.it.mem
+        fmt = mem.read_cstring(fmt_addr)
+        long_bits = self.it.dm.long_width
+        return format_printf(fmt, args, lambda a, n: mem.read_cstring(a, n if n is not None else 1 << 20), long_bits)
+
+    def printf(self, a: list, c: Call):
+        return self.emit(STDOUT, self.fmt(a[0], a[1:]))
+
+    def fprintf(self, a: list, c: Call):
+        return self.emit(a[0], self.fmt(a[1], a[2:]))
+
+    def sprintf(self, a: list, c: Call):
+        data = self.fmt(a[1], a[2:])
+        self.it.mem.write_bytes(a[0], data + b"\0")
+        return len(data)
+
+    def snprintf(self, a: list, c: Call):
+        data = self.fmt(a[2], a[3:])
+        n = a[1]
+        if n > 0:
+            self.it.mem.write_bytes(a[0], data[: n - 1] + b"\0")
+        return len(data)
+
+    def puts(self, a: list, c: Call):
+        return self.emit(STDOUT, self.it.mem.read_cstring(a[0]) + b"\n")
+
+    def fputs(self, a: list, c: Call):
+        return self.emit(a[1], self.it.mem.read_cstring(a[0]))
+
+    def putchar(self, a: list, c: Call):
+        self.emit(STDOUT, bytes([a[0] & 0xFF]))
+        return a[0] & 0xFF
+
+    def fputc(self, a: list, c: Call):
+        self.emit(a[1], bytes([a[0] & 0xFF]))
+        return a[0] & 0xFF
+
+    def perror(self, a: list, c: Call):
+        prefix = self.it.mem.read_cstring(a[0]) + b": " if a[0] else b""
+        self.emit(STDERR, prefix + b"Success\n")
+
+    def write(self, a: list, c: Call):
+        fd, buf, n = a
+        data = self.it.mem.read_bytes(buf, n) if n else b""
+        return self.emit(fd + 1, data)  # fd 1 -> handle STDOUT(2), fd 2 -> STDERR(3)
+
+    # ---------------------------------------------------------------- input
+
+    def nondet_range(self, t: CType, lo: int, hi: int, origin: str, loc: SourceLoc) -> int:
+        v = self.it.inputs.next_in_range(t, lo, hi, origin, loc)
+        if v is None:
+            from .interpreter import _Infeasible
+
+            raise _Infeasible(f"{origin}: given value is outside [{lo}, {hi}]")
+        return v
+
+    def real_stdin(self, n: int | None = None) -> bytes:
+        s = self.it.opt.stdin
+        if s is None:
+            return b""
+        return s.read() if n is None else s.read(n)
+
+    def getc(self, handle: int, c: Call):
+        if self.it.opt.real_io and handle == STDIN:
+            if not self.stdin_buf:
+                self.stdin_buf = self.real_stdin(4096)
+            if not self.stdin_buf:
+                return -1
+            ch, self.stdin_buf = self.stdin_buf[0], self.stdin_buf[1:]
+            return ch
+        return self.nondet_range(IntType(32, True), -1, 255, "getchar()", c.loc)
+
+    def fgets(self, a: list, c: Call):
+        buf, size, handle = a
+        if size <= 0:
+            return 0
+        if self.it.opt.real_io and handle == STDIN:
+            out = b""
+            while len(out) < size - 1:
+                ch = self.getc(STDIN, c)
+                if ch < 0:
+                    break
+                out += bytes([ch])
+                if ch == 10:
+                    break
+            if not out:
+                return 0
+            self.it.mem.write_bytes(buf, out + b"\0")
+            return buf
+        data = self.it.inputs.next(ArrayType(IntType(8, False), size - 1), "fgets()", c.loc) if size > 1 else b""
+        self.it.mem.write_bytes(buf, bytes(data) + b"\0")
+        return buf
+
+    def read(self, a: list, c: Call):
+        fd, buf, n = a
+        if self.it.opt.real_io and fd == 0:
+            data = self.stdin_buf[:n] if self.stdin_buf else self.real_stdin(n)
+            self.stdin_buf = self.stdin_buf[len(data):] if self.stdin_buf else b""
+            if data:
+                self.it.mem.write_bytes(buf, data)
+            return len(data)
+        size_t = IntType(self.it.dm.ptr_width, True)
+        count = self.nondet_range(size_t, 0, n, "read() count", c.loc)
+        if count:
+            data = self.it.inputs.next(ArrayType(IntType(8, False), count), "read() data", c.loc)
+            self.it.mem.write_bytes(buf, bytes(data))
+        return count
+
+    def scan_targets(self, fmt: bytes) -> list[tuple[bytes, bytes | None, int | None]]:
+        out = []
+        for m in _SCAN.finditer(fmt):
+            if m.group(4) == b"%" or m.group(1):
+                continue
+            out.append((m.group(4), m.group(3), int(m.group(2)) if m.group(2) else None))
+        return out
+
+    def scan_type(self, conv: bytes, length: bytes | None) -> CType:
+        dm = self.it.dm
+        if conv in b"aAeEfFgG":
+            return FloatType(64) if length in (b"l", b"L") else FloatType(32)
+        if conv == b"c":
+            return IntType(8, True)
+        bits = {b"hh": 8, b"h": 16, b"l": dm.long_width, b"ll": 64, b"q": 64, b"j": 64,
+                b"z": dm.ptr_width, b"t": dm.ptr_width}.get(length or b"", 32)
+        return IntType(bits, conv in b"di")
+
+    def store_scalar(self, addr: int, t: CType, v) -> None:
+        from .memory import encode
+
+        self.it.mem.write_bytes(addr, encode(t, v))
+
+    def scan(self, fmt_addr: int, ptrs: list, c: Call, source: bytes | None, name: str):
+        fmt = self.it.mem.read_cstring(fmt_addr)
+        targets = self.scan_targets(fmt)
+        if source is None:  # nondeterministic input: every conversion succeeds
+            for (conv, length, width), p in zip(targets, ptrs):
+                if conv == b"s":
+                    n = width or 15
+                    data = self.it.inputs.next(ArrayType(IntType(8, False), n), f"{name} %s", c.loc)
+                    self.it.mem.write_bytes(p, bytes(data) + b"\0")
+                    continue
+                t = self.scan_type(conv, length)
+                self.store_scalar(p, t, self.it.inputs.next(t, f"{name} %{conv.decode()}", c.loc))
+            return len(targets)
+        text = source.decode("latin-1")
+        pos, count = 0, 0
+        for (conv, length, width), p in zip(targets, ptrs):
+            while pos < len(text) and text[pos].isspace() and conv != b"c":
+                pos += 1
+            if pos >= len(text):
+                return count if count else -1
+            t = self.scan_type(conv, length)
+            if conv == b"s":
+                m = re.match(r"\S+", text[pos:])
+                word = m.group(0)[: width or None] if m else ""
+                self.it.mem.write_bytes(p, word.encode("latin-1") + b"\0")
+                pos += len(word)
+            elif conv == b"c":
+                self.store_scalar(p, t, ord(text[pos]))
+                pos += 1
+            elif isinstance(t, FloatType):
+                m = re.match(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan)", text[pos:], re.I)
+                if not m:
+                    return count
+                self.store_scalar(p, t, float(m.group(0)))
+                pos += m.end()
+            else:
+                base = 16 if conv in b"xX" else 8 if conv == b"o" else 10
+                pat = r"[+-]?(0[xX])?[0-9a-fA-F]+" if base == 16 else r"[+-]?[0-7]+" if base == 8 else r"[+-]?\d+"
+                m = re.match(pat, text[pos:])
+                if not m:
+                    return count
+                assert isinstance(t, IntType)
+                self.store_scalar(p, t, t.wrap(int(m.group(0), base)))
+                pos += m.end()
+            count += 1
+        self.consumed_text = pos
+        return count
+
+    def scanf(self, a: list, c: Call):
+        return self.fscanf([STDIN] + a, c)
+
+    def fscanf(self, a: list, c: Call):
+        handle = a[0]
+        if self.it.opt.real_io and handle == STDIN:
+            if not self.stdin_buf:
+                self.stdin_buf = self.real_stdin()
+            n = self.scan(a[1], a[2:], c, self.stdin_buf, "fscanf")
+            self.stdin_buf = self.stdin_buf[getattr(self, "consumed_text", 0):]
+            return n
+        return self.scan(a[1], a[2:], c, None, "scanf")
+
+    def sscanf(self, a: list, c: Call):
+        return self.scan(a[1], a[2:], c, self.it.mem.read_cstring(a[0]), "sscanf")
+
+    # ----------------------------------------------------------------- heap
+
+    def realloc(self, a: list, c: Call):
+        p, n = a
+        it = self.it
+        old = it.heap.get(p) if p else None
+        if p and (old is None or not old.alive):
+            raise MemoryFault(f"realloc of a pointer that is not a heap block ({p:#x})")
+        base = it.heap_alloc.alloc(n)
+        data = bytearray(n)
+        if old is not None:
+            k = min(n, old.size)
+            data[:k] = old.data[:k]
+            old.alive = False
+        obj = MemObject(base, n, data, f"heap block from realloc at {c.loc}", "heap")
+        it.mem.add(obj)
+        it.heap[base] = obj
+        return base
+
+    # ----------------------------------------------------------------- math
+
+    @staticmethod
+    def m(f: Callable[[float], float]):
+        def call(a: list, c: Call) -> float:
+            try:
+                return float(f(a[0]))
+            except (ValueError, OverflowError):
+                return math.nan
+        return call
+
+    @staticmethod
+    def mf(f: Callable[[float], float]):
+        from ..ir.values import round_f32
+
+        def call(a: list, c: Call) -> float:
+            try:
+                return round_f32(float(f(a[0])))
+            except (ValueError, OverflowError):
+                return math.nan
+        return call
+
+    @staticmethod
+    def fmod(a: list, c: Call) -> float:
+        try:
+            return math.fmod(a[0], a[1])
+        except ValueError:
+            return math.nan
+
+    @staticmethod
+    def pow(a: list, c: Call) -> float:
+        try:
+            return math.pow(a[0], a[1])
+        except (ValueError, OverflowError):
+            return math.nan
+
