@@ -220,8 +220,10 @@ class Interpreter:
     def entry_args(self, proc: Procedure, argv: list[str] | None) -> list:
         if not proc.params:
             return []
+        if proc.name == "main" and len(proc.params) >= 2 and argv is None:
+            return self.nondet_argv(proc)
         if proc.name == "main" and len(proc.params) >= 2:
-            words = [self.program_name()] + list(argv or [])
+            words = [self.program_name()] + list(argv)
             ptrw = self.dm.ptr_width // 8
             addrs = []
             for w in words:
@@ -238,6 +240,26 @@ class Interpreter:
             return vals
         # Another entry function: its parameters are inputs.
         return [self.inputs.next(p.type, f"parameter {p.display}", p.loc) for p in proc.params]
+
+    def nondet_argv(self, proc: Procedure) -> list:
+        """The model checker's argv: argc in [1, MAX_ARGC], MAX_ARGC strings of
+        ARGV_STRING nondeterministic bytes (drawn in this order)."""
+        from .symex import ARGV_STRING, MAX_ARGC
+
+        argc = self.inputs.next_in_range(proc.params[0].type, 1, MAX_ARGC, "argc", proc.loc)
+        if argc is None:
+            raise _Infeasible("argc outside [1, MAX_ARGC]")
+        ptrw = self.dm.ptr_width // 8
+        addrs = []
+        for i in range(MAX_ARGC):
+            data = bytes(self.inputs.next(ArrayType(IntType(8, False), ARGV_STRING), f"argv[{i}]", proc.loc)) + b"\0"
+            base = self.heap_alloc.alloc(len(data))
+            self.mem.add(MemObject(base, len(data), bytearray(data), f"argv[{i}]", "argv"))
+            addrs.append(base)
+        arr = b"".join(a.to_bytes(ptrw, "little") for a in addrs + [0])
+        base = self.heap_alloc.alloc(len(arr))
+        self.mem.add(MemObject(base, len(arr), bytearray(arr), "argv", "argv"))
+        return [argc, base] + [0] * (len(proc.params) - 2)
 
     def program_name(self) -> str:
         files = list(self.program.sources)

@@ -187,9 +187,10 @@ class NativeLibrary:
             return len(data)
         size_t = IntType(self.it.dm.ptr_width, True)
         count = self.nondet_range(size_t, 0, n, "read() count", c.loc)
-        if count:
-            data = self.it.inputs.next(ArrayType(IntType(8, False), count), "read() data", c.loc)
-            self.it.mem.write_bytes(buf, bytes(data))
+        if n:  # n bytes of data are drawn, the first count are stored (as the model checker does)
+            data = self.it.inputs.next(ArrayType(IntType(8, False), n), "read() data", c.loc)
+            if count:
+                self.it.mem.write_bytes(buf, bytes(data)[:count])
         return count
 
     def scan_targets(self, fmt: bytes) -> list[tuple[bytes, bytes | None, int | None]]:

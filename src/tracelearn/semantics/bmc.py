@@ -1,0 +1,336 @@
+"""Bounded model checking on one incremental encoding.
+
+``Encoding`` is the program unwound to one bound, asserted once into one z3
+solver; every question (is a check violated? can a loop exceed the bound? is
+there a path with these events?) is posed as assumptions or temporary
+constraints on it. ``check`` deepens the bound until it has a verdict.
+"""
+
+from __future__ import annotations
+
+import struct
+import time
+from dataclasses import dataclass, field
+
+import z3
+
+from ..ir.program import Program, SourceLoc
+from ..ir.types import CType, FloatType, IntType, PointerType
+from .equation import Equation, Step
+from .inputs import InputSource
+from .interpreter import ALL_CHECKS, Interpreter, InterpOptions
+from .bigstack import run_with_big_stack
+from .symex import SymbolicExecutor, SymexLimit, SymexOptions
+
+
+@dataclass
+class SolverStats:
+    calls: int = 0
+    time_s: float = 0.0
+    encode_time_s: float = 0.0
+    constraints: int = 0
+    steps: int = 0
+
+    def add(self, other: "SolverStats") -> None:
+        self.calls += other.calls
+        self.time_s += other.time_s
+        self.encode_time_s += other.encode_time_s
+        self.constraints = max(self.constraints, other.constraints)
+        self.steps = max(self.steps, other.steps)
+
+    def to_json(self) -> dict:
+        return {"solver_calls": self.calls, "solver_time_s": round(self.time_s, 4),
+                "encoding_time_s": round(self.encode_time_s, 4), "formula_size": self.constraints,
+                "equation_steps": self.steps}
+
+
+class Encoding:
+    def __init__(self, program: Program, bound: int, loop_bounds: dict[str, int] | None = None,
+                 timeout_s: float | None = None, max_steps: int = 2_000_000, deadline: float | None = None) -> None:
+        t0 = time.perf_counter()
+        self.program = program
+        self.bound = bound
+        opts = SymexOptions(bound=bound, loop_bounds=dict(loop_bounds or {}), max_steps=max_steps)
+        sx = SymbolicExecutor(program, opts)
+        sx.deadline = deadline
+        try:
+            self.eq: Equation = run_with_big_stack(sx.run)
+        except RecursionError:
+            raise SymexLimit("program nests calls too deeply for the unwinding") from None
+        self.symex = sx
+        self.solver = z3.Solver()
+        if timeout_s is not None:
+            self.solver.set("timeout", max(1, int(timeout_s * 1000)))
+        for c in self.eq.constraints:
+            self.solver.add(c)
+        self.stats = SolverStats(calls=sx.prune_calls, time_s=sx.prune_time,
+                                 encode_time_s=time.perf_counter() - t0 - sx.prune_time,
+                                 constraints=len(self.eq.constraints), steps=len(self.eq.steps))
+        self._lits = 0
+
+    def set_timeout(self, seconds: float | None) -> None:
+        if seconds is not None:
+            self.solver.set("timeout", max(1, int(seconds * 1000)))
+
+    def literal(self, goal: z3.BoolRef) -> z3.BoolRef:
+        """A fresh assumption literal implying ``goal`` (incremental: no push/pop)."""
+        self._lits += 1
+        lit = z3.Bool(f"goal#{self._lits}")
+        self.solver.add(z3.Implies(lit, goal))
+        return lit
+
+    def solve(self, goal: z3.BoolRef | None = None, assumptions: list[z3.BoolRef] | None = None,
+              extra: list[z3.BoolRef] | None = None) -> tuple[str, z3.ModelRef | None]:
+        """``sat``/``unsat``/``unknown`` and a model for sat."""
+        assumptions = list(assumptions or [])
+        if goal is not None:
+            assumptions.append(self.literal(goal))
+        t0 = time.perf_counter()
+        if extra:
+            self.solver.push()
+            for c in extra:
+                self.solver.add(c)
+        try:
+            r = self.solver.check(*assumptions)
+            model = self.solver.model() if r == z3.sat else None
+        finally:
+            if extra:
+                self.solver.pop()
+            self.stats.calls += 1
+            self.stats.time_s += time.perf_counter() - t0
+        return str(r), model
+
+    def checks(self, kinds: frozenset[str]) -> list[Step]:
+        return self.eq.checks(kinds)
+
+
+# ---------------------------------------------------------------- values
+
+
+def model_value(model: z3.ModelRef, term: z3.ExprRef, t: CType | None):
+    """Python value of ``term`` in ``model`` (ints signed per type, floats, bytes)."""
+    v = model.eval(term, model_completion=True)
+    if isinstance(t, FloatType):
+        bits = model.eval(z3.fpToIEEEBV(term), model_completion=True).as_long()
+        fmt, ifmt = ("<f", "<I") if t.width == 32 else ("<d", "<Q")
+        return struct.unpack(fmt, struct.pack(ifmt, bits))[0]
+    if z3.is_bv_value(v):
+        n = v.as_long()
+        if isinstance(t, IntType):
+            return t.wrap(n)
+        if isinstance(t, PointerType) or t is None:
+            return n
+        return n.to_bytes(max(t.size, 1), "little")
+    if z3.is_true(v):
+        return 1
+    if z3.is_false(v):
+        return 0
+    return str(v)
+
+
+def bits_text(value, t: CType | None) -> str:
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(t, FloatType):
+        ifmt, fmt = ("<I", "<f") if t.width == 32 else ("<Q", "<d")
+        n = struct.unpack(ifmt, struct.pack(fmt, value))[0]
+        return format(n, f"0{t.width}b")
+    if isinstance(t, (IntType, PointerType)):
+        return format(value & ((1 << t.width) - 1), f"0{t.width}b")
+    return ""
+
+
+# ---------------------------------------------------------- counterexamples
+
+
+@dataclass
+class CexStep:
+    kind: str  # assign | input | call | return | output
+    loc: SourceLoc
+    function: str
+    lhs: str
+    value: object
+    type: str
+    bits: str
+    hidden: bool
+    name: str = ""
+
+    def to_json(self) -> dict:
+        v = self.value.hex() if isinstance(self.value, bytes) else self.value
+        return {"kind": self.kind, "file": self.loc.file, "line": self.loc.line, "column": self.loc.col,
+                "function": self.function, "lhs": self.lhs, "value": v, "type": self.type,
+                "binary": self.bits, "hidden": self.hidden, "ssa": self.name}
+
+
+@dataclass
+class Counterexample:
+    kind: str
+    prop_id: str
+    loc: SourceLoc
+    message: str
+    function: str
+    steps: list[CexStep]
+    inputs: list[dict]
+    input_values: list
+    replay: dict = field(default_factory=dict)
+    minimized: str = "none"
+    value_sum: int | None = None
+
+    @property
+    def length(self) -> int:
+        return sum(1 for s in self.steps if s.kind in ("assign", "input") and not s.hidden)
+
+    def to_json(self) -> dict:
+        d = {
+            "property": self.prop_id, "kind": self.kind, "message": self.message,
+            "file": self.loc.file, "line": self.loc.line, "column": self.loc.col, "function": self.function,
+            "steps": [s.to_json() for s in self.steps if not s.hidden and s.kind in ("assign", "input")],
+            "inputs": self.inputs, "length": self.length, "minimized": self.minimized,
+            "replay": self.replay,
+        }
+        if self.value_sum is not None:
+            d["value_sum"] = self.value_sum
+        return d
+
+
+def extract(enc: Encoding, model: z3.ModelRef, kinds: frozenset[str] | None = None) -> Counterexample:
+    """The trace of ``model``: steps whose guard holds, up to the violated check."""
+    steps: list[CexStep] = []
+    inputs: list[dict] = []
+    values: list = []
+    viol: Step | None = None
+    for s in enc.eq.steps:
+        if not z3.is_true(model.eval(s.guard, model_completion=True)):
+            continue
+        if s.kind in ("assign", "input"):
+            if s.kind == "input" and s.type is None and s.extent is not None:
+                n = model.eval(s.extent, model_completion=True).as_long()
+                value: object = bytes(model.eval(z3.Select(s.ssa, i), model_completion=True).as_long()
+                                      for i in range(n))
+                tname = f"unsigned char[{n}]"
+            else:
+                value = model_value(model, s.ssa, s.type)
+                tname = str(s.type)
+            steps.append(CexStep(s.kind, s.loc, s.function, s.lhs, value, tname, bits_text(value, s.type),
+                                 s.hidden, s.name))
+            if s.kind == "input":
+                values.append(value)
+                inputs.append({"index": len(inputs), "origin": s.message, "file": s.loc.file,
+                               "line": s.loc.line, "type": tname,
+                               "value": value.hex() if isinstance(value, bytes) else value})
+        elif s.kind in ("call", "return"):
+            steps.append(CexStep(s.kind, s.loc, s.function, s.lhs, None, "", "", True))
+        elif s.kind == "check" and s.violation is not None and (kinds is None or s.prop_kind in kinds):
+            if z3.is_true(model.eval(s.violation, model_completion=True)):
+                viol = s
+                break
+    if viol is None:
+        raise ValueError("the model violates no selected check")
+    return Counterexample(viol.prop_kind, viol.prop_id, viol.loc, viol.message, viol.function,
+                          steps, inputs, values)
+
+
+def replay(program: Program, cex: Counterexample, checks: frozenset[str]) -> dict:
+    """Run the counterexample's inputs in the interpreter: it must fail the same way."""
+    it = Interpreter(program, InterpOptions(checks=checks, max_steps=20_000_000))
+    r = it.run(InputSource(list(cex.input_values), seed=0), argv=None)
+    ok = r.status == "violation" and r.violation is not None and r.violation.prop_id == cex.prop_id
+    detail = (f"{r.status}" + (f": {r.violation.kind} at {r.violation.loc}" if r.violation else "")
+              + (f" ({r.note})" if r.note else ""))
+    return {"status": "confirmed" if ok else "failed", "interpreter": detail, "steps": r.steps}
+
+
+# ------------------------------------------------------------------ check
+
+
+@dataclass
+class CheckOptions:
+    bound: int | None = None  # None: deepen 1, 2, 4, ... until a verdict or the timeout
+    timeout_s: float = 60.0
+    checks: frozenset[str] = ALL_CHECKS
+    loop_bounds: dict[str, int] = field(default_factory=dict)
+    max_bound: int = 1 << 12
+    max_steps: int = 2_000_000
+
+
+@dataclass
+class CheckResult:
+    verdict: str  # "false", "true", "true-up-to-bound", "unknown"
+    bound: int | None
+    counterexample: Counterexample | None
+    stats: SolverStats
+    reason: str = ""
+    approximations: list[str] = field(default_factory=list)
+    encoding: Encoding | None = None
+
+
+def check(program: Program, opts: CheckOptions) -> CheckResult:
+    start = time.perf_counter()
+    deadline = start + opts.timeout_s
+    stats = SolverStats()
+    bounds = [opts.bound] if opts.bound is not None else _deepening(opts.max_bound)
+    last_done: int | None = None
+    last_enc: Encoding | None = None
+    reason = ""
+    approximations: list[str] = []
+    for b in bounds:
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            reason = f"timeout after bound {last_done}" if last_done is not None else "timeout"
+            break
+        try:
+            enc = Encoding(program, b, opts.loop_bounds, remaining, opts.max_steps, deadline)
+        except SymexLimit as e:
+            reason = str(e)
+            break
+        stats.add(enc.stats)
+        enc.stats = SolverStats()
+        approximations = list(dict.fromkeys(enc.eq.approximations))
+        if enc.eq.unsupported:
+            cut = "; ".join(dict.fromkeys(enc.eq.unsupported))
+        viol = [s.violation for s in enc.checks(opts.checks)]
+        enc.set_timeout(deadline - time.perf_counter())
+        if viol:
+            r, model = enc.solve(z3.Or(*viol))
+        else:
+            r, model = "unsat", None
+        stats.calls += enc.stats.calls
+        stats.time_s += enc.stats.time_s
+        enc.stats = SolverStats()
+        if r == "sat":
+            assert model is not None
+            cex = extract(enc, model, opts.checks)
+            cex.replay = replay(program, cex, opts.checks)
+            return CheckResult("false", b, cex, stats, "", approximations, enc)
+        if r == "unknown":
+            reason = enc.solver.reason_unknown() or "solver gave up"
+            break
+        if enc.eq.unsupported:
+            return CheckResult("unknown", b, None, stats, f"unsupported: {cut}", approximations, enc)
+        last_done, last_enc = b, enc
+        unw = [s.guard for s in enc.eq.unwinds()]
+        if not unw:
+            return CheckResult("true", b, None, stats, "", approximations, enc)
+        enc.set_timeout(max(deadline - time.perf_counter(), 0.001))
+        r2, _ = enc.solve(z3.Or(*unw))
+        stats.calls += enc.stats.calls
+        stats.time_s += enc.stats.time_s
+        enc.stats = SolverStats()
+        if r2 == "unsat":
+            return CheckResult("true", b, None, stats, "", approximations, enc)
+        if opts.bound is not None:
+            return CheckResult("true-up-to-bound", b, None, stats, "some paths exceed the bound", approximations, enc)
+    if last_done is not None:
+        return CheckResult("true-up-to-bound", last_done, None, stats, reason, approximations, last_enc)
+    return CheckResult("unknown", None, None, stats, reason or "no bound completed", approximations, None)
+
+
+def _deepening(max_bound: int):
+    b = 1
+    while b <= max_bound:
+        yield b
+        b *= 2
+
+
+__all__ = ["Encoding", "check", "CheckOptions", "CheckResult", "Counterexample", "CexStep",
+           "extract", "replay", "model_value", "bits_text", "SolverStats"]

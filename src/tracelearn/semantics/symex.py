@@ -1,0 +1,741 @@
+"""Symbolic execution of the IR to a guarded SSA equation, with loops and
+recursion unwound to a bound (in the manner of CBMC's goto-symex).
+
+One walk over each procedure's blocks in layout order: a jump forward queues the
+state at its target, where states merge (if-then-else of values, one named guard
+per block); a jump backward is a loop iteration, taken at most ``bound`` times per
+entry of the loop, after which an unwinding step records the cut. Calls are
+inlined; recursion deeper than the bound is cut the same way.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import z3
+
+from ..ir.expr import AddrOf, Binary, Cast, Const, Expr, Load, Reg, Unary
+from ..ir.program import (
+    Alloc, Assert, Assign, Assume, Branch, Call, Event, Exit, Free, Goto, Mem, Nondet,
+    Procedure, Program, Return, SourceLoc,
+)
+from ..ir.types import ArrayType, CType, FloatType, IntType, PointerType, VoidType
+from . import symexpr as S
+from .equation import Equation, Step
+from .layout import HEAP_BASE, INVALID_BASE, INVALID_SIZE, STACK_BASE, Bump, layout_globals
+from .symstate import SVal, State, SymObject, pts_union
+
+MAX_ARGC = 4
+ARGV_STRING = 16  # bytes of each nondeterministic argv string (plus a NUL)
+
+
+class SymexLimit(Exception):
+    """The equation grew beyond the configured size: the query is undecided."""
+
+
+@dataclass
+class SymexOptions:
+    bound: int = 1
+    loop_bounds: dict[str, int] = field(default_factory=dict)  # "line" or "file:line" -> bound
+    max_steps: int = 2_000_000  # steps of the equation before giving up (unknown)
+    prune: bool = True  # drop infeasible paths at calls and loop iterations (solver checks)
+    entry_args: str = "nondet"
+
+
+@dataclass
+class Frame:
+    fid: int
+    proc: Procedure
+    objects: dict[str, int]  # memory locals -> object ids
+
+
+def is_false(e: z3.BoolRef) -> bool:
+    return z3.is_false(e) or (not z3.is_const(e) and z3.is_false(z3.simplify(e)))
+
+
+def is_true(e: z3.BoolRef) -> bool:
+    return z3.is_true(e) or (not z3.is_const(e) and z3.is_true(z3.simplify(e)))
+
+
+class SymbolicExecutor:
+    def __init__(self, program: Program, options: SymexOptions) -> None:
+        self.program = program
+        self.opt = options
+        self.dm = program.data_model
+        self.pw = self.dm.ptr_width
+        self.layout = layout_globals(program)
+        self.eq = Equation(bound=options.bound)
+        self.objects: dict[int, SymObject] = {}
+        self.global_objs: dict[str, int] = {}
+        self.oids = itertools.count(1)
+        self.stack_alloc = Bump(STACK_BASE)
+        self.heap_alloc = Bump(HEAP_BASE)
+        self.fids = itertools.count(1)
+        self.active: list[str] = []
+        self.ssa_count: dict[str, int] = defaultdict(int)
+        self.names = itertools.count()
+        self.frames: list[Frame] = []
+        self.func_addr = self.layout.functions
+        self.addr_funcs = {a: n for n, a in self.func_addr.items()}
+        self.cur_loc = SourceLoc("", 0, 0)
+        self.deadline: float | None = None
+        self.prune_solver = z3.Solver()
+        self.prune_solver.set("timeout", 2000)
+        self.pruned_upto = 0
+        self.prune_calls = 0
+        self.prune_time = 0.0
+        from .symlib import SymLibrary
+
+        self.lib = SymLibrary(self)
+
+    # ------------------------------------------------------------- naming
+
+    def fresh_name(self, base: str) -> str:
+        k = self.ssa_count[base]
+        self.ssa_count[base] += 1
+        return f"{base}#{k}"
+
+    def constrain(self, c: z3.BoolRef) -> None:
+        self.eq.constraints.append(c)
+
+    def feasible(self, guard: z3.BoolRef) -> bool:
+        """Can a path reach a point under ``guard``? Asked before inlining a call and
+        before unrolling a loop again, where infeasible paths would multiply."""
+        if not self.opt.prune or z3.is_true(guard):
+            return True
+        if z3.is_false(guard):
+            return False
+        s = self.prune_solver
+        for c in self.eq.constraints[self.pruned_upto:]:
+            s.add(c)
+        self.pruned_upto = len(self.eq.constraints)
+        t0 = time.perf_counter()
+        r = s.check(guard)
+        self.prune_calls += 1
+        self.prune_time += time.perf_counter() - t0
+        return r != z3.unsat
+
+    def define(self, name: str, t: CType, term: z3.ExprRef) -> z3.ExprRef:
+        sym = z3.Const(name, term.sort())
+        self.constrain(sym == term)
+        return sym
+
+    def step(self, s: Step) -> None:
+        self.eq.steps.append(s)
+        n = len(self.eq.steps)
+        if n > self.opt.max_steps:
+            raise SymexLimit(f"equation exceeds {self.opt.max_steps} steps")
+        if self.deadline is not None and n % 256 == 0 and time.perf_counter() > self.deadline:
+            raise SymexLimit("timeout while unwinding the program")
+
+    @property
+    def fn(self) -> str:
+        return self.frames[-1].proc.name if self.frames else ""
+
+    # --------------------------------------------------------------- run
+
+    def run(self) -> Equation:
+        st = State(z3.BoolVal(True))
+        self.init_globals(st)
+        res = self.call_procedure(st, self.program.procedures[self.program.init], [], SourceLoc("", 0, 0))
+        if res is None:
+            return self.eq
+        st2 = res[0]
+        entry = self.program.procedures[self.program.entry]
+        args = self.entry_args(st2, entry)
+        end = self.call_procedure(st2, entry, args, entry.loc)
+        if end is not None and not is_false(end[0].guard):
+            self.step(Step("exit", end[0].guard, entry.loc, entry.name, lhs="return"))
+        return self.eq
+
+    def init_globals(self, st: State) -> None:
+        for name, g in self.program.globals.items():
+            t = g.var.type
+            if g.var.in_memory:
+                obj = self.new_object(g.var.display, "string" if g.is_string else "global",
+                                      self.layout.bases[name], t.size, g.readonly)
+                self.global_objs[name] = obj.oid
+                st.mem[obj.oid] = obj.from_bytes(g.init_bytes) if g.init_bytes else obj.empty()
+                st.spts[obj.oid] = frozenset()
+            else:
+                v = int.from_bytes(g.init_bytes, "little") if g.init_bytes else 0
+                term = S.from_bits(t, z3.BitVecVal(v, t.size * 8)) if isinstance(t, FloatType) else \
+                    z3.BitVecVal(v, max(t.size, 1) * 8)
+                st.regs["@" + name] = SVal(term)
+
+    def new_object(self, name: str, kind: str, base: int, size: int | None, readonly: bool = False,
+                   size_term: z3.BitVecRef | None = None) -> SymObject:
+        oid = next(self.oids)
+        st = size_term if size_term is not None else z3.BitVecVal(size or 0, self.pw)
+        obj = SymObject(oid, name, kind, base, size, st, self.pw, readonly)
+        self.objects[oid] = obj
+        return obj
+
+    def entry_args(self, st: State, proc: Procedure) -> list[SVal]:
+        if not proc.params:
+            return []
+        if proc.name == "main" and len(proc.params) >= 2:
+            return self.nondet_argv(st, proc)
+        out = []
+        for p in proc.params:
+            out.append(self.input(st, p.type, f"parameter {p.display}", p.loc, p.display))
+        return out
+
+    def nondet_argv(self, st: State, proc: Procedure) -> list[SVal]:
+        """argc in [1, MAX_ARGC]; argv[i] nondeterministic NUL-terminated strings."""
+        loc = proc.loc
+        argc_t = proc.params[0].type
+        argc = self.input(st, argc_t, "argc", loc, "argc")
+        st.guard = z3.And(st.guard, argc.term >= 1, argc.term <= MAX_ARGC)
+        ptrs = []
+        for i in range(MAX_ARGC):
+            obj = self.new_object(f"argv[{i}]", "argv", self.heap_alloc.alloc(ARGV_STRING + 1), ARGV_STRING + 1)
+            data = self.input(st, ArrayType(IntType(8, False), ARGV_STRING), f"argv[{i}]", loc, f"argv[{i}]")
+            st.mem[obj.oid] = z3.Concat(z3.BitVecVal(0, 8), data.term)
+            st.spts[obj.oid] = frozenset()
+            ptrs.append(obj)
+        arr_size = (MAX_ARGC + 1) * self.pw // 8
+        arr = self.new_object("argv", "argv", self.heap_alloc.alloc(arr_size), arr_size)
+        words = [z3.BitVecVal(o.base, self.pw) for o in ptrs] + [z3.BitVecVal(0, self.pw)]
+        st.mem[arr.oid] = z3.Concat(*reversed(words))
+        st.spts[arr.oid] = frozenset(o.oid for o in ptrs)
+        argv = SVal(z3.BitVecVal(arr.base, self.pw), frozenset({arr.oid}))
+        rest = [SVal(S.const(p.type, 0)) for p in proc.params[2:]]
+        return [argc, argv] + rest
+
+    # ------------------------------------------------------------- inputs
+
+    def input(self, st: State, t: CType, origin: str, loc: SourceLoc, display: str) -> SVal:
+        name = self.fresh_name(f"{self.fn or 'input'}::{display or 'input'}")
+        sym = S.fresh(name, t)
+        if isinstance(t, PointerType):
+            self.constrain(z3.Or(sym == 0, z3.And(z3.UGE(sym, INVALID_BASE), z3.ULT(sym, INVALID_BASE + INVALID_SIZE))))
+        if isinstance(t, IntType) and t.is_bool:
+            self.constrain(z3.ULE(sym, 1))
+        self.step(Step("input", st.guard, loc, self.fn, lhs=display, ssa=sym, type=t, name=name, message=origin))
+        return SVal(sym)
+
+    # --------------------------------------------------------- procedures
+
+    def call_procedure(self, st: State, proc: Procedure, args: list[SVal], loc: SourceLoc):
+        """Inline ``proc``; returns (state after the call, return value) or None."""
+        depth = self.active.count(proc.name)
+        if depth and not self.feasible(st.guard):
+            return None
+        if depth > self.opt.bound:
+            self.unwind(st, f"recursion of {proc.name}", loc)
+            return None
+        frame = Frame(next(self.fids), proc, {})
+        self.frames.append(frame)
+        self.active.append(proc.name)
+        try:
+            st = st.copy()
+            for p, a in zip(proc.params, args):
+                st.regs[self.key(frame, p.name)] = a
+            for v in proc.locals:
+                if v.in_memory:
+                    size = max(v.type.size, 1)
+                    obj = self.new_object(v.display, "local", self.stack_alloc.alloc(size, v.type.align), size)
+                    frame.objects[v.name] = obj.oid
+                    st.mem[obj.oid] = obj.empty()
+                    st.spts[obj.oid] = frozenset()
+            self.step(Step("call", st.guard, loc, proc.name, lhs=proc.name))
+            results = self.walk(frame, st)
+        finally:
+            self.frames.pop()
+            self.active.pop()
+        if not results:
+            return None
+        merged = self.merge([s for s, _ in results], f"{proc.name}.return")
+        ret = None
+        if not isinstance(proc.type.ret, VoidType):
+            vals = [(s.guard, v) for s, v in results if v is not None]
+            if vals:
+                ret = self.merge_values(vals, proc.type.ret)
+        prefix = f"{frame.fid}:"
+        for k in [k for k in merged.regs if k.startswith(prefix)]:
+            del merged.regs[k]
+        for oid in frame.objects.values():
+            merged.mem.pop(oid, None)
+        self.step(Step("return", merged.guard, loc, proc.name, lhs=proc.name))
+        return merged, ret
+
+    def key(self, frame: Frame, name: str) -> str:
+        return f"{frame.fid}:{name}"
+
+    def walk(self, frame: Frame, st: State) -> list[tuple[State, SVal | None]]:
+        blocks = frame.proc.blocks
+        pending: dict[int, list[State]] = defaultdict(list)
+        pending[0].append(st)
+        results: list[tuple[State, SVal | None]] = []
+        counts: dict[tuple[int, int], int] = {}
+        pos = 0
+        n = len(blocks)
+        while pos < n:
+            states = pending.pop(pos, None)
+            if not states:
+                pos += 1
+                continue
+            blk = blocks[pos]
+            cur = self.merge(states, f"{frame.proc.name}.B{pos}", weight=_weight(blk))
+            if is_false(cur.guard):
+                pos += 1
+                continue
+            after = self.exec_block(frame, blk.stmts, cur)
+            if after is None or is_false(after.guard):
+                pos += 1
+                continue
+            t = blk.term
+            self.cur_loc = t.loc
+            nxt = pos + 1
+            if isinstance(t, Goto):
+                nxt = self.jump(frame, pos, t.target, after, pending, counts, nxt)
+            elif isinstance(t, Branch):
+                c = S.truth(self.eval(after, t.cond).term)
+                c = z3.simplify(c) if not z3.is_const(c) else c
+                self.step(Step("decision", after.guard, t.loc, frame.proc.name, cond=c,
+                               decision_id=t.decision_id, source_id=t.source_id, lhs=t.text))
+                succ = []
+                if not z3.is_false(c):
+                    succ.append((t.then, after.copy(z3.And(after.guard, c) if not z3.is_true(c) else after.guard)))
+                if not z3.is_true(c):
+                    succ.append((t.else_, after.copy(z3.And(after.guard, z3.Not(c)) if not z3.is_false(c) else after.guard)))
+                succ.sort(key=lambda p: p[0] <= pos)  # forward targets first
+                for target, s2 in succ:
+                    nxt = self.jump(frame, pos, target, s2, pending, counts, nxt)
+            elif isinstance(t, Return):
+                val = self.eval(after, t.value) if t.value is not None else None
+                results.append((after, val))
+            elif isinstance(t, Exit):
+                code = self.eval(after, t.code) if t.code is not None else None
+                self.step(Step("exit", after.guard, t.loc, frame.proc.name, lhs=t.kind,
+                               ssa=code.term if code is not None else None))
+            pos = nxt
+        return results
+
+    def loop_bound(self, frame: Frame, target: int) -> int:
+        loc = frame.proc.blocks[target].loc
+        for k in (f"{loc.file}:{loc.line}", str(loc.line), f"{frame.proc.name}:{loc.line}"):
+            if k in self.opt.loop_bounds:
+                return self.opt.loop_bounds[k]
+        return self.opt.bound
+
+    def jump(self, frame: Frame, src: int, dst: int, st: State, pending, counts, nxt: int) -> int:
+        if dst > src:
+            pending[dst].append(st)
+            return nxt
+        key = (src, dst)
+        k = counts.get(key, 0)
+        if not self.feasible(st.guard):
+            return nxt
+        if k >= self.loop_bound(frame, dst):
+            self.unwind(st, f"loop at {frame.proc.blocks[dst].loc}", frame.proc.blocks[src].term.loc)
+            return nxt
+        counts[key] = k + 1
+        for (s, d) in list(counts):
+            if dst <= d and s < src:
+                counts[(s, d)] = 0
+        pending[dst].append(st)
+        return dst
+
+    def unwind(self, st: State, what: str, loc: SourceLoc) -> None:
+        if is_false(st.guard):
+            return
+        self.eq.unwinding_hit = True
+        self.step(Step("unwind", st.guard, loc, self.fn, message=f"unwinding bound reached: {what}"))
+
+    # ------------------------------------------------------------- merging
+
+    def merge(self, states: list[State], label: str, weight: int = 0) -> State:
+        if len(states) == 1:
+            st = states[0]
+            g = self.define_guard(st.guard, weight)
+            return st if g is st.guard else st.copy(g)
+        guards = [s.guard for s in states]
+        guard = z3.Or(*guards)
+        out = State(self.define_guard(guard, weight))
+        keys = set().union(*(s.regs.keys() for s in states))
+        for k in keys:
+            vals = [(s.guard, s.regs[k]) for s in states if k in s.regs]
+            out.regs[k] = self.merge_values(vals, None, name=k)
+        oids = set().union(*(s.mem.keys() for s in states))
+        for oid in oids:
+            vals = [(s.guard, s.mem[oid]) for s in states if oid in s.mem]
+            out.mem[oid] = self.merge_terms(vals, f"mem{oid}")
+            pts = frozenset()
+            for s in states:
+                if oid in s.spts:
+                    pts = pts_union(pts, s.spts[oid])
+            out.spts[oid] = pts
+        aoids = set().union(*(s.alive.keys() for s in states))
+        for oid in aoids:
+            vals = [(s.guard, s.alive.get(oid, z3.BoolVal(False))) for s in states]
+            out.alive[oid] = self.merge_terms(vals, None)
+        return out
+
+    def define_guard(self, g: z3.BoolRef, weight: int) -> z3.BoolRef:
+        """One named guard per block instance, weighted by its statements."""
+        if z3.is_true(g):
+            return g
+        if z3.is_const(g):
+            if weight:
+                self.eq.guards.append((g, weight))
+            return g
+        sym = z3.Bool(f"guard#{next(self.names)}")
+        self.constrain(sym == g)
+        self.eq.guards.append((sym, weight))
+        return sym
+
+    def merge_terms(self, vals: list[tuple[z3.BoolRef, z3.ExprRef]], name: str | None) -> z3.ExprRef:
+        first = vals[0][1]
+        if all(v.eq(first) for _, v in vals[1:]):
+            return first
+        term = vals[-1][1]
+        for g, v in reversed(vals[:-1]):
+            term = z3.If(g, v, term)
+        if name is None:
+            return term
+        sym = z3.Const(f"{name}#phi{next(self.names)}", term.sort())
+        self.constrain(sym == term)
+        return sym
+
+    def merge_values(self, vals: list[tuple[z3.BoolRef, SVal]], t: CType | None, name: str = "ret") -> SVal:
+        pts = frozenset()
+        for _, v in vals:
+            pts = pts_union(pts, v.pts)
+        term = self.merge_terms([(g, v.term) for g, v in vals], name)
+        return SVal(term, pts)
+
+    # ---------------------------------------------------------- statements
+
+    def exec_block(self, frame: Frame, stmts: list, st: State) -> State | None:
+        for s in stmts:
+            if isinstance(s, Call):
+                res = self.exec_call(frame, s, st)
+                if res is None:
+                    return None
+                st = res
+            else:
+                st = self.exec_stmt(frame, s, st)
+            if is_false(st.guard):
+                return None
+        return st
+
+    def exec_stmt(self, frame: Frame, s, st: State) -> State:
+        self.cur_loc = s.loc
+        if isinstance(s, Assign):
+            self.assign(frame, st, s.lhs, self.eval(st, s.rhs), s.loc, s.text, s.hidden)
+            return st
+        if isinstance(s, Nondet):
+            v = self.input(st, s.lhs.type, s.origin, s.loc, s.text or "input")
+            self.assign(frame, st, s.lhs, v, s.loc, s.text, hidden=True)
+            return st
+        if isinstance(s, Assume):
+            c = S.truth(self.eval(st, s.cond).term)
+            st.guard = z3.And(st.guard, c) if not is_true(c) else st.guard
+            return st
+        if isinstance(s, Assert):
+            c = S.truth(self.eval(st, s.cond).term)
+            self.check(st, c, s.kind, s.prop_id, s.loc, s.msg, s.origin)
+            return st
+        if isinstance(s, Event):
+            self.step(Step("event", st.guard, s.loc, frame.proc.name, letter=s.letter))
+            return st
+        if isinstance(s, Alloc):
+            size = self.eval(st, s.size)
+            zeroed = s.zeroed
+            sz = z3.simplify(size.term)
+            base = self.heap_alloc.alloc(sz.as_long() if z3.is_bv_value(sz) else 4096)
+            obj = self.new_object(f"heap block from {s.site}", "heap", base,
+                                  sz.as_long() if z3.is_bv_value(sz) else None, size_term=sz)
+            if zeroed:
+                st.mem[obj.oid] = obj.empty()
+            else:
+                contents = self.heap_contents(st, obj, s)
+                st.mem[obj.oid] = contents
+            st.spts[obj.oid] = frozenset()
+            st.alive[obj.oid] = z3.BoolVal(True)
+            self.assign(frame, st, s.lhs, SVal(z3.BitVecVal(base, self.pw), frozenset({obj.oid})), s.loc, s.text, True)
+            return st
+        if isinstance(s, Free):
+            p = self.eval(st, s.ptr)
+            self.free(st, p, s.loc)
+            return st
+        raise TypeError(f"unknown statement {s!r}")
+
+    def heap_contents(self, st: State, obj: SymObject, s: Alloc) -> z3.ExprRef:
+        """Fresh heap memory is nondeterministic: an input of the run."""
+        name = self.fresh_name(f"{self.fn}::malloc")
+        if obj.is_blob:
+            t = ArrayType(IntType(8, False), obj.size or 0)
+            sym = S.fresh(name, t) if obj.size else z3.BitVecVal(0, 8)
+            if obj.size:
+                self.step(Step("input", st.guard, s.loc, self.fn, lhs=s.text or "malloc", ssa=sym, type=t,
+                               name=name, message=f"malloc at {s.site}", hidden=True))
+            return sym
+        arr = z3.Array(name, z3.BitVecSort(self.pw), z3.BitVecSort(8))
+        self.step(Step("input", st.guard, s.loc, self.fn, lhs=s.text or "malloc", ssa=arr, type=None,
+                       name=name, message=f"malloc at {s.site}", extent=obj.size_term, hidden=True))
+        return arr
+
+    def check(self, st: State, ok: z3.BoolRef, kind: str, prop_id: str, loc: SourceLoc, msg: str, origin: str = "") -> None:
+        if is_true(ok):
+            return
+        viol_term = z3.And(st.guard, z3.Not(ok))
+        viol = z3.Bool(f"viol#{next(self.names)}")
+        self.constrain(viol == viol_term)
+        self.step(Step("check", st.guard, loc, self.fn, cond=ok, violation=viol, prop_id=prop_id,
+                       prop_kind=kind, message=msg, origin=origin))
+        st.guard = z3.And(st.guard, ok)
+
+    def assign(self, frame: Frame, st: State, lhs, v: SVal, loc: SourceLoc, text: str, hidden: bool) -> None:
+        t = lhs.type
+        if isinstance(lhs, Reg):
+            disp = text or lhs.name
+            var = f"{frame.proc.name}::{lhs.name}" if lhs.scope == "local" else lhs.name
+            name = self.fresh_name(f"{frame.proc.name}::{disp}" if lhs.scope == "local" else disp)
+            term = v.term
+            simple = z3.simplify(term) if not z3.is_const(term) else term
+            sym = z3.Const(name, simple.sort())
+            self.constrain(sym == simple)
+            key = self.key(frame, lhs.name) if lhs.scope == "local" else "@" + lhs.name
+            stored = simple if _is_value(simple) else sym
+            st.regs[key] = SVal(stored, v.pts)
+            self.step(Step("assign", st.guard, loc, frame.proc.name, lhs=disp, ssa=sym, type=t,
+                           hidden=hidden or lhs.name.startswith("__"), name=name, var=var))
+            return
+        assert isinstance(lhs, Mem)
+        addr = self.eval(st, lhs.addr)
+        term = v.term
+        simple = z3.simplify(term) if not z3.is_const(term) else term
+        name = self.fresh_name(f"{frame.proc.name}::{text or 'mem'}")
+        sym = z3.Const(name, simple.sort())
+        self.constrain(sym == simple)
+        self.step(Step("assign", st.guard, loc, frame.proc.name, lhs=text or "memory", ssa=sym, type=t,
+                       hidden=hidden, name=name))
+        self.store(st, addr, t, SVal(simple if _is_value(simple) else sym, v.pts), loc)
+
+    # ------------------------------------------------------------- calls
+
+    def exec_call(self, frame: Frame, s: Call, st: State) -> State | None:
+        self.cur_loc = s.loc
+        args = [self.eval(st, a) for a in s.args]
+        if s.callee is not None:
+            return self.call_named(frame, s, st, s.callee, args)
+        target = self.eval(st, s.target)
+        cands = self.function_candidates(target)
+        if not cands:
+            self.check(st, z3.BoolVal(False), "pointer", f"{s.loc}:pointer", s.loc, "call through an invalid function pointer")
+            return None
+        conds = [(n, target.term == z3.BitVecVal(self.func_addr[n], self.pw)) for n in cands]
+        self.check(st, z3.Or(*[c for _, c in conds]), "pointer", f"{s.loc}:pointer", s.loc,
+                   "call through an invalid function pointer")
+        outs: list[State] = []
+        for n, c in conds:
+            sub = st.copy(z3.And(st.guard, c))
+            if is_false(sub.guard):
+                continue
+            res = self.call_named(frame, s, sub, n, args)
+            if res is not None and not is_false(res.guard):
+                outs.append(res)
+        if not outs:
+            return None
+        return self.merge(outs, "indirect")
+
+    def function_candidates(self, target: SVal) -> list[str]:
+        t = z3.simplify(target.term)
+        if z3.is_bv_value(t):
+            n = self.addr_funcs.get(t.as_long())
+            return [n] if n else []
+        return [n for n in self.addr_taken_functions()]
+
+    def addr_taken_functions(self) -> list[str]:
+        if not hasattr(self, "_addr_funcs"):
+            names: set[str] = set()
+            from ..ir.expr import walk
+
+            for p in self.program.procedures.values():
+                for b in p.blocks:
+                    for s in b.stmts:
+                        for e in _stmt_exprs(s):
+                            for x in walk(e):
+                                if isinstance(x, AddrOf) and x.scope == "function":
+                                    names.add(x.name)
+            self._addr_funcs = sorted(names)
+        return self._addr_funcs
+
+    def call_named(self, frame: Frame, s: Call, st: State, name: str, args: list[SVal]) -> State | None:
+        proc = self.program.procedures.get(name)
+        if proc is None:
+            st, ret = self.lib.call(st, name, args, s)
+        else:
+            if len(args) < len(proc.params):
+                args = args + [self.input(st, p.type, f"missing argument of {name}", s.loc, p.display)
+                               for p in proc.params[len(args):]]
+            args = [self.fit_arg(a, p.type) for a, p in zip(args, proc.params)]
+            res = self.call_procedure(st, proc, args, s.loc)
+            if res is None:
+                return None
+            st, ret = res
+        if st is None or is_false(st.guard):
+            return None
+        if s.lhs is not None:
+            if ret is None:
+                ret = self.input(st, s.lhs.type, f"result of {name}()", s.loc, f"{name}()")
+            self.assign(frame, st, s.lhs, ret, s.loc, s.text, True)
+        return st
+
+    def fit_arg(self, a: SVal, t: CType) -> SVal:
+        want = S.sort_of(t)
+        if a.term.sort() == want:
+            return a
+        if z3.is_bv_sort(want) and z3.is_bv_sort(a.term.sort()):
+            return SVal(S.resize(a.term, a.term.size(), want.size(), True), a.pts)
+        return a
+
+    # ---------------------------------------------------------- expressions
+
+    def eval(self, st: State, e: Expr) -> SVal:
+        if isinstance(e, Const):
+            return SVal(S.const(e.type, e.value))
+        if isinstance(e, Reg):
+            key = self.key(self.frames[-1], e.name) if e.scope == "local" else "@" + e.name
+            v = st.regs.get(key)
+            if v is None:
+                # Read before any assignment on this path (undefined): a fresh value.
+                v = SVal(S.fresh(self.fresh_name(f"{self.fn}::{e.name}.undef"), e.type))
+                st.regs[key] = v
+            return v
+        if isinstance(e, AddrOf):
+            if e.scope == "function":
+                return SVal(z3.BitVecVal(self.func_addr[e.name], self.pw))
+            if e.scope == "global":
+                oid = self.global_objs[e.name]
+            else:
+                oid = self.frames[-1].objects[e.name]
+            return SVal(z3.BitVecVal(self.objects[oid].base, self.pw), frozenset({oid}))
+        if isinstance(e, Load):
+            addr = self.eval(st, e.addr)
+            return self.load(st, addr, e.type, self.cur_loc)
+        if isinstance(e, Binary):
+            a = self.eval(st, e.a)
+            b = self.eval(st, e.b)
+            term = S.binary(e.op, e.type, a.term, b.term, e.optype)
+            pts = frozenset() if e.op in ("eq", "ne", "lt", "le", "gt", "ge") else pts_union(a.pts, b.pts)
+            return SVal(_simp(term), pts)
+        if isinstance(e, Unary):
+            a = self.eval(st, e.a)
+            return SVal(_simp(S.unary(e.op, e.type, a.term)), a.pts)
+        if isinstance(e, Cast):
+            a = self.eval(st, e.a)
+            if not (e.type.is_scalar() and e.a.type.is_scalar()):
+                return a
+            return SVal(_simp(S.cast(e.type, e.a.type, a.term)), a.pts)
+        raise TypeError(f"cannot evaluate {e!r}")
+
+    # --------------------------------------------------------------- memory
+
+    def candidates(self, st: State, addr: SVal) -> list[SymObject]:
+        a = addr.term
+        if z3.is_bv_value(a):
+            v = a.as_long()
+            for oid in (addr.pts or st.mem.keys()):
+                o = self.objects.get(oid)
+                if o is not None and o.base <= v < o.base + (o.size if o.size is not None else 1 << 30):
+                    return [o] if oid in st.mem else []
+            return []
+        if addr.pts is None:
+            return [self.objects[o] for o in st.mem]
+        return [self.objects[o] for o in addr.pts if o in st.mem]
+
+    def access(self, st: State, addr: SVal, n: int, loc: SourceLoc, write: bool):
+        """Candidate objects with the condition that ``addr`` hits each one; adds the
+        pointer-validity check."""
+        cands = self.candidates(st, addr)
+        out = []
+        for o in cands:
+            if write and o.readonly:
+                continue
+            off = addr.term - z3.BitVecVal(o.base, self.pw)
+            if o.size is not None:
+                inside = z3.And(z3.UGE(addr.term, o.base), z3.ULE(off, max(o.size - n, 0))) if o.size >= n else z3.BoolVal(False)
+            else:
+                inside = z3.And(z3.UGE(addr.term, o.base), z3.UGE(o.size_term, n), z3.ULE(off, o.size_term - n))
+            if o.oid in st.alive:
+                inside = z3.And(inside, st.alive[o.oid])
+            inside = _simp(inside)
+            if z3.is_false(inside):
+                continue
+            out.append((o, _simp(off), inside))
+        valid = z3.Or(*[c for _, _, c in out]) if out else z3.BoolVal(False)
+        what = "write" if write else "read"
+        self.check(st, valid, "pointer", f"{loc}:pointer", loc, f"invalid {what} of {n} bytes through a pointer")
+        return out
+
+    def load(self, st: State, addr: SVal, t: CType, loc: SourceLoc) -> SVal:
+        n = max(t.size, 1)
+        hits = self.access(st, addr, n, loc, write=False)
+        if not hits:
+            return SVal(S.fresh(self.fresh_name("invalid.read"), t))
+        pts = frozenset()
+        term = None
+        for o, off, inside in reversed(hits):
+            v = o.load(st.mem[o.oid], off, n)
+            term = v if term is None else z3.If(inside, v, term)
+            pts = pts_union(pts, st.spts.get(o.oid, frozenset()))
+        return SVal(S.from_bits(t, _simp(term)), pts)
+
+    def store(self, st: State, addr: SVal, t: CType, v: SVal, loc: SourceLoc) -> None:
+        n = max(t.size, 1)
+        hits = self.access(st, addr, n, loc, write=True)
+        bits = S.to_bits(t, v.term)
+        if bits.size() != 8 * n:
+            bits = S.resize(bits, bits.size(), 8 * n, False)
+        single = len(hits) == 1
+        for o, off, inside in hits:
+            new = o.store(st.mem[o.oid], off, n, bits)
+            if not single:
+                new = z3.If(inside, new, st.mem[o.oid])
+            new = _simp(new) if o.is_blob else new
+            if not _is_value(new) and o.is_blob:
+                new = self.define(self.fresh_name(f"mem.{o.name}"), t, new)
+            st.mem[o.oid] = new
+            st.spts[o.oid] = pts_union(st.spts.get(o.oid, frozenset()), v.pts)
+
+    def free(self, st: State, p: SVal, loc: SourceLoc) -> None:
+        heap = [self.objects[o] for o in (p.pts if p.pts is not None else st.alive.keys()) if o in st.alive]
+        hits = [(o, p.term == o.base) for o in heap]
+        ok = z3.Or(p.term == 0, *[z3.And(c, st.alive[o.oid]) for o, c in hits]) if hits else (p.term == 0)
+        self.check(st, _simp(ok), "pointer", f"{loc}:free", loc, "free of a pointer that is not a live heap block")
+        for o, c in hits:
+            st.alive[o.oid] = _simp(z3.And(st.alive[o.oid], z3.Not(c)))
+
+
+def _stmt_exprs(s) -> list[Expr]:
+    out: list[Expr] = []
+    for attr in ("rhs", "cond", "size", "ptr", "target"):
+        v = getattr(s, attr, None)
+        if isinstance(v, Expr):
+            out.append(v)
+    if isinstance(s, Call):
+        out.extend(s.args)
+    lhs = getattr(s, "lhs", None)
+    if isinstance(lhs, Mem):
+        out.append(lhs.addr)
+    return out
+
+
+def _weight(blk) -> int:
+    return sum(1 for s in blk.stmts if (isinstance(s, Assign) and not s.hidden) or isinstance(s, Nondet))
+
+
+def _simp(e: z3.ExprRef) -> z3.ExprRef:
+    return z3.simplify(e) if not z3.is_const(e) else e
+
+
+def _is_value(e: z3.ExprRef) -> bool:
+    return z3.is_bv_value(e) or z3.is_true(e) or z3.is_false(e) or z3.is_fp_value(e)
+

@@ -1,0 +1,203 @@
+"""Library functions in symbolic execution: the mirror of ``native.py``.
+
+Input functions produce inputs in the same order and shape as the interpreter
+consumes them in its nondeterministic mode, so counterexamples replay. Output
+functions record what they print (an ``output`` step) and return an unconstrained
+count. Math functions without an exact SMT encoding return unconstrained values
+and are listed as approximations.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import z3
+
+from ..ir.program import Call
+from ..ir.types import ArrayType, CType, FloatType, IntType, VoidType
+from . import symexpr as S
+from .equation import Step
+from .symstate import SVal, State
+
+if TYPE_CHECKING:
+    from .symex import SymbolicExecutor
+
+_SCAN = re.compile(rb"%(\*)?(\d+)?(hh|h|ll|l|L|q|j|z|t)?([diouxXaAeEfFgGcs%])")
+OUTPUT = {"printf": 1, "fprintf": 2, "puts": 1, "fputs": 2, "putchar": 1, "fputc": 2, "putc": 2,
+          "sprintf": 2, "snprintf": 3, "perror": 1, "write": 3}
+
+
+class SymLibrary:
+    def __init__(self, sx: "SymbolicExecutor") -> None:
+        self.sx = sx
+
+    def int32(self) -> IntType:
+        return IntType(32, True)
+
+    def unconstrained(self, name: str, t: CType) -> SVal:
+        return SVal(S.fresh(self.sx.fresh_name(f"{name}.result"), t))
+
+    def ret_type(self, name: str) -> CType:
+        ft = self.sx.program.externs.get(name)
+        return ft.ret if ft is not None else self.int32()
+
+    def call(self, st: State, name: str, args: list[SVal], call: Call) -> tuple[State | None, SVal | None]:
+        sx = self.sx
+        loc = call.loc
+        rt = self.ret_type(name)
+        if name in OUTPUT:
+            fmt_i = {"printf": 0, "fprintf": 1, "sprintf": 1, "snprintf": 2}.get(name)
+            fmt = self.constant_string(st, args[fmt_i]) if fmt_i is not None and fmt_i < len(args) else None
+            rest = args[fmt_i + 1:] if fmt_i is not None else args
+            sx.step(Step("output", st.guard, loc, sx.fn, lhs=name, message=(fmt or b"").decode("latin-1"),
+                         args=[a.term for a in rest]))
+            if name in ("sprintf", "snprintf"):
+                sx.eq.unsupported.append(f"{loc}: {name} output buffer is not modelled")
+                st.guard = z3.BoolVal(False)
+                return None, None
+            if name == "write" and len(args) == 3:
+                return st, args[2]
+            return st, self.unconstrained(name, rt) if not isinstance(rt, VoidType) else None
+        if name in ("fflush", "fclose", "srand"):
+            return st, SVal(S.const(rt, 0)) if not isinstance(rt, VoidType) else None
+        if name == "fopen":
+            return st, SVal(S.const(rt, 0))
+        if name in ("getchar", "getc", "fgetc"):
+            return st, self.ranged_input(st, self.int32(), -1, 255, f"{name}()", call)
+        if name == "rand":
+            return st, self.ranged_input(st, self.int32(), 0, 2147483647, "rand()", call)
+        if name in ("scanf", "fscanf", "sscanf"):
+            return self.scan(st, name, args, call)
+        if name == "fgets":
+            return self.fgets(st, args, call)
+        if name == "read":
+            return self.read(st, args, call)
+        if name in MATH:
+            return st, MATH[name](self, args, rt, name, call)
+        if name == "realloc":
+            sx.eq.unsupported.append(f"{loc}: realloc is not supported by the model checker")
+            st.guard = z3.BoolVal(False)
+            return None, None
+        # No body, no model: an input (the interpreter draws one too).
+        if isinstance(rt, VoidType):
+            return st, None
+        return st, sx.input(st, rt, f"result of {name}()", loc, f"{name}()")
+
+    # ---------------------------------------------------------------- input
+
+    def ranged_input(self, st: State, t: IntType, lo: int, hi: int, origin: str, call: Call) -> SVal:
+        v = self.sx.input(st, t, origin, call.loc, origin)
+        st.guard = z3.And(st.guard, v.term >= lo, v.term <= hi)
+        return v
+
+    def constant_string(self, st: State, addr: SVal) -> bytes | None:
+        a = z3.simplify(addr.term)
+        if not z3.is_bv_value(a):
+            return None
+        v = a.as_long()
+        for name, g in self.sx.program.globals.items():
+            if g.is_string and g.init_bytes is not None:
+                base = self.sx.layout.bases[name]
+                if base <= v < base + len(g.init_bytes):
+                    data = g.init_bytes[v - base:]
+                    return data.split(b"\0", 1)[0]
+        return None
+
+    def scan(self, st: State, name: str, args: list[SVal], call: Call):
+        sx = self.sx
+        fmt_i = 0 if name == "scanf" else 1
+        fmt = self.constant_string(st, args[fmt_i])
+        if fmt is None:
+            sx.eq.unsupported.append(f"{call.loc}: {name} with a non-constant format")
+            st.guard = z3.BoolVal(False)
+            return None, None
+        if name == "sscanf":
+            sx.eq.approximations.append(f"{call.loc}: sscanf parses nondeterministically here")
+        ptrs = args[fmt_i + 1:]
+        count = 0
+        label = "scanf" if name != "sscanf" else "sscanf"
+        for m, p in zip([m for m in _SCAN.finditer(fmt) if m.group(4) != b"%" and not m.group(1)], ptrs):
+            conv, length, width = m.group(4), m.group(3), m.group(2)
+            if conv == b"s":
+                n = int(width) if width else 15
+                data = sx.input(st, ArrayType(IntType(8, False), n), f"{label} %s", call.loc, f"{label} %s")
+                sx.store(st, p, ArrayType(IntType(8, False), n + 1), SVal(z3.Concat(z3.BitVecVal(0, 8), data.term)), call.loc)
+            else:
+                t = scan_type(conv, length, sx.dm.long_width, sx.pw)
+                v = sx.input(st, t, f"{label} %{conv.decode()}", call.loc, f"{label} %{conv.decode()}")
+                sx.store(st, p, t, v, call.loc)
+            count += 1
+        return st, SVal(S.const(self.int32(), count))
+
+    def fgets(self, st: State, args: list[SVal], call: Call):
+        sx = self.sx
+        size = z3.simplify(args[1].term)
+        if not z3.is_bv_value(size):
+            sx.eq.unsupported.append(f"{call.loc}: fgets with a non-constant size")
+            st.guard = z3.BoolVal(False)
+            return None, None
+        n = size.as_long()
+        if n >= 2:
+            data = sx.input(st, ArrayType(IntType(8, False), n - 1), "fgets()", call.loc, "fgets()")
+            sx.store(st, args[0], ArrayType(IntType(8, False), n), SVal(z3.Concat(z3.BitVecVal(0, 8), data.term)), call.loc)
+        elif n == 1:
+            sx.store(st, args[0], IntType(8, False), SVal(z3.BitVecVal(0, 8)), call.loc)
+        return st, args[0]
+
+    def read(self, st: State, args: list[SVal], call: Call):
+        sx = self.sx
+        n_term = z3.simplify(args[2].term)
+        if not z3.is_bv_value(n_term):
+            sx.eq.unsupported.append(f"{call.loc}: read with a non-constant size")
+            st.guard = z3.BoolVal(False)
+            return None, None
+        n = n_term.as_long()
+        count_t = IntType(sx.pw, True)
+        count = self.ranged_input(st, count_t, 0, n, "read() count", call)
+        if n:
+            data = sx.input(st, ArrayType(IntType(8, False), n), "read() data", call.loc, "read() data")
+            old = sx.load(st, args[1], ArrayType(IntType(8, False), n), call.loc).term
+            parts = []
+            for i in range(n):
+                parts.append(z3.If(count.term > i,
+                                   z3.Extract(8 * i + 7, 8 * i, data.term), z3.Extract(8 * i + 7, 8 * i, old)))
+            sx.store(st, args[1], ArrayType(IntType(8, False), n), SVal(z3.Concat(*reversed(parts))), call.loc)
+        return st, SVal(S.resize(count.term, sx.pw, self.ret_type("read").size * 8, True)
+                        if self.ret_type("read").size * 8 != sx.pw else count.term)
+
+
+def scan_type(conv: bytes, length: bytes | None, long_bits: int, ptr_bits: int) -> CType:
+    if conv in b"aAeEfFgG":
+        return FloatType(64) if length in (b"l", b"L") else FloatType(32)
+    if conv == b"c":
+        return IntType(8, True)
+    bits = {b"hh": 8, b"h": 16, b"l": long_bits, b"ll": 64, b"q": 64, b"j": 64,
+            b"z": ptr_bits, b"t": ptr_bits}.get(length or b"", 32)
+    return IntType(bits, conv in b"di")
+
+
+def _round(mode):
+    def f(lib: SymLibrary, args: list[SVal], rt: CType, name: str, call: Call) -> SVal:
+        return SVal(z3.fpRoundToIntegral(mode, args[0].term))
+    return f
+
+
+def _sqrt(lib: SymLibrary, args: list[SVal], rt: CType, name: str, call: Call) -> SVal:
+    return SVal(z3.fpSqrt(S.RNE, args[0].term))
+
+
+def _fabs(lib: SymLibrary, args: list[SVal], rt: CType, name: str, call: Call) -> SVal:
+    return SVal(z3.fpAbs(args[0].term))
+
+
+def _approx(lib: SymLibrary, args: list[SVal], rt: CType, name: str, call: Call) -> SVal:
+    lib.sx.eq.approximations.append(f"{call.loc}: {name}() is not modelled exactly (result unconstrained)")
+    return lib.unconstrained(name, rt)
+
+
+MATH = {
+    "sqrt": _sqrt, "sqrtf": _sqrt, "fabs": _fabs, "fabsf": _fabs,
+    "floor": _round(z3.RTN()), "ceil": _round(z3.RTP()), "trunc": _round(z3.RTZ()), "round": _round(z3.RNA()),
+    "fmod": _approx, "pow": _approx, "exp": _approx, "log": _approx, "sin": _approx, "cos": _approx,
+}
