@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Callable, TypeVar
 
-from pycparser import c_ast, c_generator, c_parser
+from pycparser import c_ast, c_generator
 
-from ..errors import ParseError, TracelearnError, UnsupportedError
+from ..errors import TracelearnError, UnsupportedError
 from ..ir.datamodel import DataModel, StdTypes
 from ..ir.expr import AddrOf, Const, Reg
 from ..ir.program import (
@@ -29,6 +28,7 @@ from .lower_expr import ExprLowering
 from .lower_init import InitLowering
 from .lower_stmt import StmtLowering
 from .lvalues import LVMem, LVReg
+from .parser import parse_text
 from .preprocess import display_name, preprocess
 from .scopes import FuncBinding, Scopes, TypedefBinding, VarBinding
 from .typebuilder import TypeBuilder
@@ -264,7 +264,7 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
                     if not isinstance(self.types.build(p.type), VoidType):
                         raise UnsupportedError("unnamed parameter in a function definition", self.where(p))
                 elif isinstance(p, c_ast.EllipsisParam):
-                    raise UnsupportedError(f"variadic function definition '{name}'", self.where(p))
+                    raise UnsupportedError(f"unsupported construct: variadic function definition '{name}'", self.where(p))
         declared = [self.types.adjust_param(self.types.build(p.type)) for p in param_nodes]
         prototyped = ftype.prototyped and not knr and not any(isinstance(p, c_ast.ID) for p in (decl.type.args.params if decl.type.args else []))
         passing = declared if prototyped else [self.passing_type(t) for t in declared]
@@ -339,53 +339,6 @@ def _mem(lv: LVMem):
 
 
 # ------------------------------------------------------------------ public API
-
-
-def parse_text(text: str, filename: str) -> c_ast.FileAST:
-    parser = c_parser.CParser()
-    for _ in range(1000):
-        try:
-            return parser.parse(text, filename)
-        except c_parser.ParseError as e:
-            fixed = _implicit_int(text, str(e))
-            if fixed is None:
-                _raise_parse_error(e, filename)
-            text = fixed
-        except (AssertionError, IndexError, AttributeError) as e:
-            raise ParseError(f"could not parse: {e}", filename) from None
-    raise ParseError("could not parse", filename)
-
-
-def _implicit_int(text: str, msg: str) -> str | None:
-    """K&R ``main(argc, argv) int argc; ...`` has an implicit ``int`` return type,
-    which pycparser rejects: insert the ``int`` where it points and parse again."""
-    m = re.match(r"^(.*?):(\d+):(\d+): Invalid function definition", msg)
-    if not m:
-        return None
-    want_file, line, col = m.group(1), int(m.group(2)), int(m.group(3))
-    lines = text.split("\n")
-    cur_file, cur_line = None, 0
-    for i, ln in enumerate(lines):
-        mm = re.match(r'^#\s*(?:line\s+)?(\d+)\s+"([^"]*)"', ln)
-        if mm:
-            cur_line, cur_file = int(mm.group(1)), mm.group(2)
-            continue
-        if cur_file == want_file and cur_line == line:
-            c = max(col - 1, 0)
-            if ln[c:c + 1].isalpha() or ln[c:c + 1] == "_":
-                lines[i] = ln[:c] + "int " + ln[c:]
-                return "\n".join(lines)
-            return None
-        cur_line += 1
-    return None
-
-
-def _raise_parse_error(e: Exception, filename: str) -> None:
-    msg = str(e)
-    # pycparser says "file:line:col: before: tok"
-    m = re.match(r"^(.*?:\d+:\d+): (.*)$", msg)
-    where, detail = (m.group(1), m.group(2)) if m else (filename, msg)
-    raise ParseError(f"syntax error {detail}".strip(), where) from None
 
 
 def lower_ast(ast: c_ast.FileAST, filename: str, std: StdTypes, checks: frozenset[str]) -> Lowerer:

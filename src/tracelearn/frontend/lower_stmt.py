@@ -150,7 +150,7 @@ class StmtLowering:
         elif isinstance(node, c_ast.StaticAssert):
             pass
         elif isinstance(node, c_ast.FuncDef):
-            raise UnsupportedError("nested function definition", self.where(node))
+            raise UnsupportedError("unsupported construct: nested function definition", self.where(node))
         else:
             self.effect(node)
 

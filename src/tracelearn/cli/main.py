@@ -1,0 +1,43 @@
+"""The `tracelearn` command."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .. import __version__
+from ..errors import TracelearnError
+from . import check_cmd, demo_cmd, run_cmd
+from .options import Parser
+
+
+def build_parser() -> Parser:
+    p = Parser(prog="tracelearn", description="Learn automata models of C programs; check and explain errors.")
+    p.add_argument("--version", action="version", version=f"tracelearn {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    sub.required = True
+    for mod in (demo_cmd, check_cmd, run_cmd):
+        mod.add_parser(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except TracelearnError as e:
+        print(f"tracelearn: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("tracelearn: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # a bug: one line unless debugging
+        if os.environ.get("TRACELEARN_DEBUG"):
+            raise
+        print(f"tracelearn: internal error: {type(e).__name__}: {e} "
+              f"(set TRACELEARN_DEBUG=1 for a traceback; please report it)", file=sys.stderr)
+        return 70
+
+
+if __name__ == "__main__":
+    sys.exit(main())

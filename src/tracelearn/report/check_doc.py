@@ -1,0 +1,31 @@
+"""The JSON document of `tracelearn check`."""
+
+from __future__ import annotations
+
+from .. import __version__
+from ..semantics.bmc import CheckResult
+
+SCHEMA_VERSION = "1.0"
+
+
+def check_document(result: CheckResult, file: str, data_model: str, entry: str,
+                   checks: frozenset[str], time_s: float, warnings: list[str]) -> dict:
+    cex = result.counterexample
+    stats = result.stats.to_json()
+    stats["time_s"] = round(time_s, 4)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "tracelearn", "version": __version__},
+        "command": "check",
+        "file": file,
+        "data_model": data_model,
+        "entry": entry,
+        "checks": sorted(checks),
+        "verdict": result.verdict,
+        "bound": result.bound,
+        "reason": result.reason or None,
+        "counterexample": cex.to_json() if cex is not None else None,
+        "approximations": result.approximations,
+        "warnings": warnings,
+        "stats": stats,
+    }

@@ -1,0 +1,41 @@
+"""CBMC-style text of counterexamples (the format of Groce & Kroening, Figs. 2-3)."""
+
+from __future__ import annotations
+
+from ..semantics.bmc import Counterexample
+
+RULE = "-" * 52
+
+
+def value_text(value) -> str:
+    if isinstance(value, bytes):
+        return "{" + ", ".join(str(b) for b in value[:32]) + (", ..." if len(value) > 32 else "") + "}"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def counterexample_text(cex: Counterexample, full: bool = False) -> str:
+    """``State N file F line L function FN`` blocks with ``lhs=value (binary)``.
+
+    Internal steps (temporaries, hidden parameter copies) are shown only with
+    ``full``."""
+    out = ["Counterexample:", ""]
+    n = 0
+    for s in cex.steps:
+        if s.kind not in ("assign", "input"):
+            continue
+        if s.hidden and not full:
+            continue
+        n += 1
+        out.append(f"State {n} file {s.loc.file} line {s.loc.line} function {s.function}")
+        out.append(RULE)
+        binary = f" ({s.bits})" if s.bits and not isinstance(s.value, bytes) else ""
+        note = "  // input" if s.kind == "input" else ""
+        out.append(f"  {s.lhs}={value_text(s.value)}{binary}{note}")
+        out.append("")
+    out.append("Violated property:")
+    out.append(f"  file {cex.loc.file} line {cex.loc.line} column {cex.loc.col} function {cex.function}")
+    out.append(f"  {cex.message}")
+    out.append(f"  {cex.kind}: {cex.prop_id}")
+    return "\n".join(out)

@@ -1,0 +1,196 @@
+"""Bounded model checking: verdicts, replayed counterexamples, incremental queries."""
+
+from __future__ import annotations
+
+import z3
+import pytest
+
+from conftest import EXAMPLES
+from tracelearn.frontend.lower import load_program
+from tracelearn.semantics.bmc import CheckOptions, Encoding, check, extract, replay
+from tracelearn.semantics.interpreter import ALL_CHECKS
+
+HEADER = "int nondet_int(void); unsigned nondet_uint(void); float nondet_float(void);\n#include <assert.h>\n"
+
+
+def verdict(path, **kw):
+    opts = CheckOptions(**{"timeout_s": 30.0, **kw})
+    return check(load_program(path), opts)
+
+
+def assert_replays(res):
+    assert res.verdict == "false"
+    assert res.counterexample.replay["status"] == "confirmed", res.counterexample.replay
+
+
+def test_sort_fails_and_replays():
+    res = verdict(str(EXAMPLES / "sort.c"))
+    assert_replays(res)
+    assert res.counterexample.loc.line == 20
+    assert res.counterexample.kind == "assertion"
+
+
+def test_fully_unwound_loop_is_true(cfile):
+    path = cfile(HEADER + "int main(void){ int s=0; for(int i=0;i<5;i++) s+=i; assert(s==10); return 0; }")
+    res = verdict(path)
+    assert res.verdict == "true"
+
+
+def test_unbounded_loop_is_true_up_to_bound(cfile):
+    path = cfile(HEADER + "int main(void){ int x = nondet_int(); while (x > 0) x--; assert(x <= 0); return 0; }")
+    res = verdict(path, bound=3)
+    assert res.verdict == "true-up-to-bound"
+    assert res.bound == 3
+
+
+def test_deep_loop_bug_found_by_deepening(cfile):
+    path = cfile(HEADER + "int main(void){ unsigned n = nondet_uint(); for (unsigned i = 0; i < n; i++) "
+                 "{ if (i == 6) assert(0); } return 0; }")
+    res = verdict(path)
+    assert_replays(res)
+    assert res.bound == 8
+    res = verdict(path, bound=4)
+    assert res.verdict == "true-up-to-bound"
+
+
+def test_heap_list_bug(cfile):
+    path = cfile(HEADER + r'''
+#include <stdlib.h>
+struct node { int v; struct node *next; };
+int main(void) {
+    struct node *head = 0;
+    int n = nondet_int();
+    __CPROVER_assume(n >= 0 && n <= 3);
+    for (int i = 0; i < n; i++) {
+        struct node *x = malloc(sizeof *x);
+        x->v = i; x->next = head; head = x;
+    }
+    int s = 0;
+    for (struct node *p = head; p; p = p->next) s += p->v;
+    assert(s != 3);
+    return 0;
+}''')
+    res = verdict(path)
+    assert_replays(res)
+
+
+def test_bounds_violation(cfile):
+    path = cfile(HEADER + "int a[4];\nint main(void){ int i = nondet_int(); if (i >= 0) a[i] = 1; return 0; }")
+    res = verdict(path)
+    assert_replays(res)
+    assert res.counterexample.kind == "bounds"
+    res = verdict(path, checks=frozenset({"assertion"}))
+    assert res.verdict == "true"
+
+
+def test_null_dereference(cfile):
+    path = cfile(HEADER + "int g;\nint main(void){ int *p = nondet_int() ? &g : 0; *p = 3; return g; }")
+    res = verdict(path)
+    assert_replays(res)
+    assert res.counterexample.kind == "pointer"
+
+
+def test_division_by_zero(cfile):
+    path = cfile(HEADER + "int main(void){ int d = nondet_int(); return 100 / (d - 7); }")
+    res = verdict(path)
+    assert_replays(res)
+    assert res.counterexample.kind == "div-by-zero"
+    assert res.counterexample.input_values == [7]
+
+
+def test_floats(cfile):
+    ok = cfile(HEADER + "int main(void){ float x = nondet_float(); __CPROVER_assume(x > 1.0f && x < 2.0f); "
+               "assert(x * x < 4.0f); return 0; }", "ok.c")
+    assert verdict(ok).verdict == "true"
+    bad = cfile(HEADER + "int main(void){ float x = nondet_float(); __CPROVER_assume(x > 1.0f && x < 2.0f); "
+                "assert(x * x < 3.9f); return 0; }", "bad.c")
+    assert_replays(verdict(bad))
+
+
+def test_recursion_and_function_pointers(cfile):
+    path = cfile(HEADER + r'''
+int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }
+int twice(int x) { return 2 * x; }
+int inc(int x) { return x + 1; }
+int (*ops[2])(int) = { twice, inc };
+int main(void) {
+    int n = nondet_int();
+    __CPROVER_assume(n >= 0 && n <= 5);
+    int k = nondet_int();
+    __CPROVER_assume(k == 0 || k == 1);
+    assert(ops[k](fact(n)) != 121);
+    return 0;
+}''')
+    res = verdict(path)
+    assert_replays(res)
+    assert res.counterexample.input_values == [5, 1]
+
+
+def test_error_call_and_recursion_bound(cfile):
+    path = cfile("extern void __VERIFIER_error(void); extern int __VERIFIER_nondet_int(void);\n"
+                 "int f(int n) { if (n <= 0) return 0; return 1 + f(n - 1); }\n"
+                 "int main(void) { int n = __VERIFIER_nondet_int(); if (n < 0 || n > 4) return 0;"
+                 " if (f(n) != n) { ERROR: __VERIFIER_error(); } return 0; }")
+    res = verdict(path)
+    assert res.verdict == "true"
+
+
+def test_unsupported_library_gives_unknown(cfile):
+    path = cfile(HEADER + "#include <stdlib.h>\nint main(void){ char *p = malloc(2); p = realloc(p, 4); "
+                 "assert(p != 0); return 0; }")
+    res = verdict(path)
+    assert res.verdict == "unknown"
+    assert "realloc" in res.reason
+
+
+def test_timeout_gives_unknown_or_bounded_never_wrong(cfile):
+    # Hard for the solver: a multiplicative inverse search on 64 bits.
+    path = cfile(HEADER + "int main(void){ unsigned long a = nondet_int(), b = nondet_int();"
+                 " assert(a * b * 0x9E3779B97F4A7C15ul != 0x1234567ul || a < 2); return 0; }")
+    res = verdict(path, timeout_s=0.05)
+    assert res.verdict in ("unknown", "false")
+    if res.verdict == "false":
+        assert_replays(res)
+
+
+def test_incremental_queries_on_one_encoding(cfile):
+    path = cfile(HEADER + "int main(void){ int x = nondet_int(); assert(x != 1); assert(x != 2); return 0; }")
+    enc = Encoding(load_program(path), bound=1)
+    checks = enc.checks(ALL_CHECKS)
+    assert len(checks) == 2
+    values = []
+    for c in checks:
+        r, model = enc.solve(c.violation)
+        assert r == "sat"
+        cex = extract(enc, model)
+        assert cex.prop_id == c.prop_id
+        assert replay(enc.program, cex, ALL_CHECKS)["status"] == "confirmed"
+        values.append(cex.input_values[0])
+    assert values == [1, 2]
+    # An extra constraint rules the second failure out.
+    x = [s for s in enc.eq.steps if s.kind == "input"][0].ssa
+    r, _ = enc.solve(checks[1].violation, extra=[x != 2])
+    assert r == "unsat"
+    assert enc.stats.calls >= 3
+
+
+def test_interpreter_and_bmc_agree_on_a_deterministic_value(cfile):
+    """Differential: the value the interpreter computes is the only one the BMC allows."""
+    import io
+
+    from tracelearn.semantics.interpreter import Interpreter, InterpOptions
+
+    src = HEADER + r'''
+#include <stdio.h>
+unsigned mix(unsigned x) { for (int i = 0; i < 4; i++) x = (x << 3) ^ (x >> 5) ^ (unsigned char)(x * 7u); return x; }
+int main(void) { struct { short s; unsigned b : 5; } v = { -3, 17 }; int r = (int)mix(12345u) + v.s * (int)v.b;
+  printf("%d\n", r); assert(r != EXPECTED); return 0; }'''
+    probe = cfile(src.replace("assert(r != EXPECTED);", ""), "probe.c")
+    out = io.BytesIO()
+    Interpreter(load_program(probe), InterpOptions(stdout=out)).run()
+    value = int(out.getvalue())
+    path = cfile(src.replace("EXPECTED", str(value)), "diff.c")
+    res = verdict(path)
+    assert_replays(res)
+    path2 = cfile(src.replace("EXPECTED", str(value + 1)), "diff2.c")
+    assert verdict(path2).verdict == "true"
