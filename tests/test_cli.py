@@ -18,7 +18,7 @@ def tl(*args, stdin: bytes = b""):
 
 
 def test_check_json_schema():
-    code, out, err = tl("check", str(EXAMPLES / "sort.c"), "--json")
+    code, out, err = tl("check", str(EXAMPLES / "sort.c"), "--entry", "f", "--json")
     assert code == 0, err
     doc = json.loads(out)
     for key in ("schema_version", "file", "verdict", "bound", "counterexample", "stats"):
@@ -42,7 +42,7 @@ def test_check_true_json(cfile):
 
 
 def test_check_text_trace():
-    code, out, _ = tl("check", str(EXAMPLES / "sort.c"), "--bound", "1")
+    code, out, _ = tl("check", str(EXAMPLES / "sort.c"), "--entry", "f", "--bound", "1")
     assert code == 0
     assert "State 1 file" in out and "Violated property:" in out and "VERIFICATION FAILED" in out
 

@@ -20,8 +20,8 @@ def example_path(name: str) -> str:
 
 def run(args) -> int:
     path = example_path("sort.c")
-    print(f"tracelearn demo: checking {path} (Fig. 1 of 'Making the Most of BMC Counterexamples')\n")
+    print(f"tracelearn demo: checking {path} --entry f (Fig. 1 of 'Making the Most of BMC Counterexamples')\n")
     ns = argparse.Namespace(file=path, bound=None, unwind_loop=None, timeout=60.0, checks=None,
                             json=args.json, full_trace=False, data_model="LP64", include=None,
-                            define=None, entry="main")
+                            define=None, entry="f")
     return check_cmd.run(ns)

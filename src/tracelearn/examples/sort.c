@@ -1,4 +1,3 @@
-/* sort.c: Fig. 1 of Groce & Kroening, "Making the Most of BMC Counterexamples". */
 void f (int a, int b, int c)
 {
     int temp;
@@ -19,10 +18,6 @@ void f (int a, int b, int c)
     }
     assert ((a <= b) && (b <= c));
 }
-
-int main(void)
-{
-    int a = nondet_int(), b = nondet_int(), c = nondet_int();
-    f(a, b, c);
-    return 0;
-}
+/* sort.c: Fig. 1 of Groce & Kroening, "Making the Most of BMC Counterexamples",
+   line for line. Check it with the entry function f:
+       tracelearn check sort.c --entry f */

@@ -202,7 +202,7 @@ def extract(enc: Encoding, model: z3.ModelRef, kinds: frozenset[str] | None = No
     for s in enc.eq.steps:
         if not z3.is_true(model.eval(s.guard, model_completion=True)):
             continue
-        if s.kind in ("assign", "input"):
+        if s.kind in ("assign", "input", "param"):
             if s.kind == "input" and s.type is None and s.extent is not None:
                 n = model.eval(s.extent, model_completion=True).as_long()
                 value: object = bytes(model.eval(z3.Select(s.ssa, i), model_completion=True).as_long()

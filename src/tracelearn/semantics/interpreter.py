@@ -64,6 +64,7 @@ class RunResult:
     steps: int
     trace: list[TraceStep] | None = None
     note: str = ""
+    statements: int = 0  # IR statements executed (terminators and calls included)
 
     @property
     def word(self) -> tuple[str, ...]:
@@ -125,6 +126,7 @@ class CSeg:
     stmts: list[Callable]
     call: CCall | None = None
     term: Callable | None = None
+    size: int = 0  # IR statements (calls and terminators included) the segment executes
 
 
 @dataclass
@@ -181,6 +183,7 @@ class Interpreter:
         self.native.reset()
         self.G = [0] * len(self.gslots)
         self.steps = 0
+        self.stmts = 0
         status, code, violation, note = "ok", None, None, ""
         try:
             self.init_globals()
@@ -204,7 +207,7 @@ class Interpreter:
         except _Limit:
             status, note = "limit", f"step limit {self.opt.max_steps} reached"
         return RunResult(status, code, violation, list(self.inputs.consumed), self.events,
-                         self.decisions, self.steps, self.trace, note)
+                         self.decisions, self.steps, self.trace, note, self.stmts)
 
     def init_globals(self) -> None:
         for name, g in self.program.globals.items():
@@ -277,6 +280,7 @@ class Interpreter:
             seg = cp.blocks[b][s]
             for st in seg.stmts:
                 st(r)
+            self.stmts += seg.size
             call = seg.call
             if call is not None:
                 argvals = [f(r) for f in call.args]
@@ -372,6 +376,8 @@ class Interpreter:
                     if f is not None:
                         segs[-1].stmts.append(f)
             segs[-1].term = comp.term(blk.term)
+            for seg in segs:
+                seg.size = len(seg.stmts) + 1  # the call or the terminator
             cp.blocks.append(segs)
         return cp
 

@@ -146,7 +146,7 @@ class SymbolicExecutor:
         st2 = res[0]
         entry = self.program.procedures[self.program.entry]
         args = self.entry_args(st2, entry)
-        end = self.call_procedure(st2, entry, args, entry.loc)
+        end = self.call_procedure(st2, entry, args, entry.loc, entry=True)
         if end is not None and not is_false(end[0].guard):
             self.step(Step("exit", end[0].guard, entry.loc, entry.name, lhs="return"))
         return self.eq
@@ -181,7 +181,7 @@ class SymbolicExecutor:
             return self.nondet_argv(st, proc)
         out = []
         for p in proc.params:
-            out.append(self.input(st, p.type, f"parameter {p.display}", p.loc, p.display))
+            out.append(self.input(st, p.type, f"parameter {p.display}", p.loc, p.display, fn=proc.name))
         return out
 
     def nondet_argv(self, st: State, proc: Procedure) -> list[SVal]:
@@ -208,19 +208,20 @@ class SymbolicExecutor:
 
     # ------------------------------------------------------------- inputs
 
-    def input(self, st: State, t: CType, origin: str, loc: SourceLoc, display: str) -> SVal:
-        name = self.fresh_name(f"{self.fn or 'input'}::{display or 'input'}")
+    def input(self, st: State, t: CType, origin: str, loc: SourceLoc, display: str, fn: str | None = None) -> SVal:
+        fn = fn or self.fn
+        name = self.fresh_name(f"{fn}::{display or 'input'}" if fn else (display or "input"))
         sym = S.fresh(name, t)
         if isinstance(t, PointerType):
             self.constrain(z3.Or(sym == 0, z3.And(z3.UGE(sym, INVALID_BASE), z3.ULT(sym, INVALID_BASE + INVALID_SIZE))))
         if isinstance(t, IntType) and t.is_bool:
             self.constrain(z3.ULE(sym, 1))
-        self.step(Step("input", st.guard, loc, self.fn, lhs=display, ssa=sym, type=t, name=name, message=origin))
+        self.step(Step("input", st.guard, loc, fn, lhs=display, ssa=sym, type=t, name=name, message=origin))
         return SVal(sym)
 
     # --------------------------------------------------------- procedures
 
-    def call_procedure(self, st: State, proc: Procedure, args: list[SVal], loc: SourceLoc):
+    def call_procedure(self, st: State, proc: Procedure, args: list[SVal], loc: SourceLoc, entry: bool = False):
         """Inline ``proc``; returns (state after the call, return value) or None."""
         depth = self.active.count(proc.name)
         if depth and not self.feasible(st.guard):
@@ -234,7 +235,7 @@ class SymbolicExecutor:
         try:
             st = st.copy()
             for p, a in zip(proc.params, args):
-                st.regs[self.key(frame, p.name)] = a
+                st.regs[self.key(frame, p.name)] = a if entry else self.bind_param(st, proc, p, a, loc)
             for v in proc.locals:
                 if v.in_memory:
                     size = max(v.type.size, 1)
@@ -262,6 +263,17 @@ class SymbolicExecutor:
             merged.mem.pop(oid, None)
         self.step(Step("return", merged.guard, loc, proc.name, lhs=proc.name))
         return merged, ret
+
+    def bind_param(self, st: State, proc: Procedure, p, a: SVal, loc: SourceLoc) -> SVal:
+        """Parameter passing as an SSA assignment ``f::x#0 = argument``: not a statement
+        of the trace, but a value the explanation can name."""
+        name = self.fresh_name(f"{proc.name}::{p.display}")
+        term = _simp(a.term)
+        sym = z3.Const(name, term.sort())
+        self.constrain(sym == term)
+        self.step(Step("param", st.guard, loc, proc.name, lhs=p.display, ssa=sym, type=p.type, name=name,
+                       var=f"{proc.name}::{p.name}", hidden=True))
+        return SVal(term if _is_value(term) else sym, a.pts)
 
     def key(self, frame: Frame, name: str) -> str:
         return f"{frame.fid}:{name}"
