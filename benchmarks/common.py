@@ -1,0 +1,25 @@
+"""Helpers shared by the benchmark scripts (not part of the package)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+DEFAULT_SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "benchmarks"
+
+
+def benchmarks_dir(argv: list[str] | None = None, description: str = "") -> tuple[Path, argparse.Namespace]:
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--benchmarks", default=os.environ.get("TRACELEARN_BENCHMARKS", str(DEFAULT_SHARED)),
+                   help="folder of the third-party benchmark programs (default ../shared/benchmarks)")
+    return Path(p.parse_known_args(argv)[0].benchmarks), p
+
+
+def table(rows: list[list], headers: list[str]) -> str:
+    cols = list(zip(*([headers] + [[str(c) for c in r] for r in rows]))) if rows else [[h] for h in headers]
+    widths = [max(len(str(c)) for c in col) for col in cols]
+    line = lambda r: "| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |"  # noqa: E731
+    out = [line(headers), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    out += [line(r) for r in rows]
+    return "\n".join(out)
