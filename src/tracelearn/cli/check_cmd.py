@@ -5,10 +5,16 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 
 from ..frontend.lower import load_program
 from ..report.check_doc import check_document
+from ..analyses.counterexample import CexOptions, analyze
+from ..report.explain_text import explanation_text
+from ..report.playback import write_playback
+from ..report.sarif import sarif_document
 from ..report.trace_text import counterexample_text
+from ..report.witness import witness_yaml
 from ..semantics.bmc import CheckOptions, check
 from .options import add_frontend_options, parse_checks, parse_defines, parse_loop_bounds, positive, seconds
 
@@ -24,6 +30,17 @@ def add_parser(sub) -> None:
                    help="properties: assertion,error-call,bounds,pointer,div-by-zero, 'assertions' or 'all' (default all)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--full-trace", action="store_true", help="show internal steps of the counterexample")
+    p.add_argument("--minimize", choices=["none", "length", "values", "all"], default="none",
+                   help="shortest trace and/or smallest values (Groce & Kroening Sec. 4)")
+    p.add_argument("--method", choices=["optimal", "greedy"], default="optimal",
+                   help="optimal: MaxSMT; greedy: CBMC's --beautify heuristic (not optimal)")
+    p.add_argument("--explain", action="store_true",
+                   help="nearest passing run and the predicates the error causally depends on")
+    p.add_argument("--causes-inputs-only", action="store_true", help="hypothesise causes between inputs only")
+    p.add_argument("--explain-timeout", type=seconds, default=120.0, help="seconds for --explain (default 120)")
+    p.add_argument("--sarif", metavar="FILE", help="write SARIF 2.1.0 (a codeFlow per counterexample)")
+    p.add_argument("--witness", metavar="FILE", help="write an SV-COMP violation witness (YAML, format 2.0)")
+    p.add_argument("--playback", metavar="DIR", help="write a C harness that replays the counterexample with gcc")
     add_frontend_options(p)
     p.set_defaults(run=run)
 
@@ -36,27 +53,58 @@ def run(args) -> int:
     program = load_program(args.file, dm, args.include, parse_defines(args.define), entry=args.entry)
     opts = CheckOptions(bound=args.bound, timeout_s=args.timeout, checks=checks, loop_bounds=loop_bounds)
     result = check(program, opts)
+    analysis = None
+    if result.counterexample is not None:
+        copts = CexOptions(args.minimize, args.method, args.explain, args.causes_inputs_only,
+                           args.timeout, args.explain_timeout)
+        analysis = analyze(result, checks, copts)
+        result.counterexample = analysis.cex
     elapsed = time.perf_counter() - t0
     cex = result.counterexample
+    write_outputs(args, program, result, analysis, dm)
     if args.json:
         doc = check_document(result, args.file, dm, args.entry, checks, elapsed, program.warnings)
+        if analysis is not None:
+            doc["minimization"] = analysis.minimize_stats.to_json() if analysis.minimize_stats else None
+            doc["explanation"] = analysis.explanation.to_json() if analysis.explanation else None
         print(json.dumps(doc, indent=2))
     else:
         for w in program.warnings:
             print(f"warning: {w}", file=sys.stderr)
-        print_text(result, args, elapsed)
+        print_text(result, args, elapsed, analysis, program)
     if cex is not None and cex.replay.get("status") != "confirmed":
         print(f"tracelearn: BUG: the counterexample does not replay in the interpreter "
               f"({cex.replay.get('interpreter')}); please report it", file=sys.stderr)
     return 0
 
 
-def print_text(result, args, elapsed: float) -> None:
+def write_outputs(args, program, result, analysis, dm: str) -> None:
+    cex = result.counterexample
+    if args.sarif:
+        doc = sarif_document([cex] if cex is not None else [], result.verdict)
+        Path(args.sarif).write_text(json.dumps(doc, indent=2))
+    if args.witness and cex is not None and analysis is not None:
+        Path(args.witness).write_text(witness_yaml(cex, args.file, dm, analysis.waypoints(result)))
+    if args.playback and cex is not None:
+        write_playback(program, cex, args.file, args.playback)
+
+
+def print_text(result, args, elapsed: float, analysis=None, program=None) -> None:
     cex = result.counterexample
     if cex is not None:
         print(counterexample_text(cex, args.full_trace))
         print()
         print(f"Replayed in the interpreter: {cex.replay.get('status')} ({cex.replay.get('interpreter')})")
+        ms = analysis.minimize_stats if analysis else None
+        if ms is not None:
+            print(f"Minimized ({cex.minimized}): length {ms.length_before} -> {ms.length_after}, "
+                  f"sum of |values| {ms.sum_before} -> {ms.sum_after} "
+                  f"({ms.solver_calls} solver calls, {ms.time_s:.2f}s)")
+        else:
+            print(f"Length {cex.length}, sum of |values| {cex.value_sum} (not minimized; see --minimize)")
+        if analysis is not None and analysis.explanation is not None:
+            print()
+            print(explanation_text(analysis.explanation, program.source_line if program else None))
         print()
     for a in result.approximations:
         print(f"note: {a}")

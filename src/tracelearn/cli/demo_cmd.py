@@ -23,5 +23,7 @@ def run(args) -> int:
     print(f"tracelearn demo: checking {path} --entry f (Fig. 1 of 'Making the Most of BMC Counterexamples')\n")
     ns = argparse.Namespace(file=path, bound=None, unwind_loop=None, timeout=60.0, checks=None,
                             json=args.json, full_trace=False, data_model="LP64", include=None,
-                            define=None, entry="f")
+                            define=None, entry="f",
+                            minimize="all", method="optimal", explain=True, causes_inputs_only=True,
+                            explain_timeout=60.0, sarif=None, witness=None, playback=None)
     return check_cmd.run(ns)

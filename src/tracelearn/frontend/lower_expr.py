@@ -567,6 +567,11 @@ class ExprLowering:
     # ------------------------------------------------------ && || ?: value
 
     def logical_value(self, node: c_ast.BinaryOp, want: bool) -> Expr | None:
+        pure = self.pure_logical(node)
+        if pure is not None:
+            # Operands that cannot fail or have effects: short-circuiting changes
+            # nothing, so the value is one expression (no branches, no guards).
+            return pure if want else None
         cfg = self.ctx.cfg
         loc = self.loc(node)
         bt, bf, join = cfg.new_block("land.true", loc), cfg.new_block("land.false", loc), cfg.new_block("land.end", loc)
@@ -582,6 +587,36 @@ class ExprLowering:
         cfg.place(join, loc)
         return tmp
 
+    def pure_logical(self, node: c_ast.Node) -> Expr | None:
+        """``node`` as a branch-free 0/1 expression, when evaluating every operand is
+        safe: no statements, no memory reads, no division."""
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
+            a = self.pure_logical(node.left)
+            b = self.pure_logical(node.right) if a is not None else None
+            if a is None or b is None:
+                return None
+            return fold(Binary("and" if node.op == "&&" else "or", self.std.int, a, b))
+        if isinstance(node, c_ast.UnaryOp) and node.op == "!":
+            a = self.pure_logical(node.expr)
+            return None if a is None else fold(Binary("xor", self.std.int, a, Const(self.std.int, 1)))
+
+        def probe():
+            before = self.ctx.cfg.emitted
+            v = self.rvalue(node)
+            if not (is_arith(v.type) or isinstance(v.type, PointerType)):
+                return None
+            return fold(to_truth(self.std, v)) if self.ctx.cfg.emitted == before else None
+
+        e = self.unevaluated(probe)
+        if e is None:
+            return None
+        from ..ir.expr import walk
+
+        for x in walk(e):
+            if isinstance(x, Load) or (isinstance(x, Binary) and x.op in ("div", "rem")):
+                return None
+        return e
+
     def ternary(self, node: c_ast.TernaryOp, want: bool) -> Expr | None:
         cfg = self.ctx.cfg
         loc = self.loc(node)
@@ -590,7 +625,7 @@ class ExprLowering:
         rt = self.ternary_type(tt, tf, node)
         bt, bf, join = cfg.new_block("cond.true", loc), cfg.new_block("cond.false", loc), cfg.new_block("cond.end", loc)
         tmp = self.ctx.new_temp(rt, loc, "cond") if want and not isinstance(rt, VoidType) else None
-        self.cond_branch(node.cond, bt, bf)
+        self.cond_branch(node.cond, bt, bf, keyword=loc)
         for blk, arm in ((bt, node.iftrue), (bf, node.iffalse)):
             cfg.place(blk, loc)
             if tmp is not None:

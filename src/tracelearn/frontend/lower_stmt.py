@@ -23,25 +23,28 @@ class StmtLowering:
     # ---------------------------------------------------------- conditions
 
     def cond_branch(self, node: c_ast.Node, t: int, f: int, source_id: str | None = None,
-                    source_text: str | None = None) -> None:
+                    source_text: str | None = None, keyword: SourceLoc | None = None) -> None:
         """Branch to ``t`` if ``node`` is true, else ``f``; && || ! become several
         branches that share the ``source_id`` of the whole source condition."""
         cfg = self.ctx.cfg
         loc = self.loc(node)
+        atomic = source_id is None and not (
+            isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||")
+            or isinstance(node, c_ast.UnaryOp) and node.op == "!")
         if source_id is None:
             source_id = self.ctx.stable_id(loc, "condition")
             source_text = self.text(node)
         if isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
             mid = cfg.new_block("cond.rhs", loc)
             if node.op == "&&":
-                self.cond_branch(node.left, mid, f, source_id, source_text)
+                self.cond_branch(node.left, mid, f, source_id, source_text, keyword)
             else:
-                self.cond_branch(node.left, t, mid, source_id, source_text)
+                self.cond_branch(node.left, t, mid, source_id, source_text, keyword)
             cfg.place(mid, loc)
-            self.cond_branch(node.right, t, f, source_id, source_text)
+            self.cond_branch(node.right, t, f, source_id, source_text, keyword)
             return
         if isinstance(node, c_ast.UnaryOp) and node.op == "!":
-            self.cond_branch(node.expr, f, t, source_id, source_text)
+            self.cond_branch(node.expr, f, t, source_id, source_text, keyword)
             return
         v = self.rvalue(node)
         if not (is_arith(v.type) or isinstance(v.type, PointerType)):
@@ -51,7 +54,7 @@ class StmtLowering:
             cfg.terminate(Goto(t if c.value else f, loc), loc)
             return
         did = self.ctx.stable_id(loc, "decision")
-        cfg.terminate(Branch(c, t, f, loc, did, source_id, self.text(node)), loc)
+        cfg.terminate(Branch(c, t, f, loc, did, source_id, self.text(node), keyword, atomic), loc)
 
     # ----------------------------------------------------------- statements
 
@@ -74,7 +77,7 @@ class StmtLowering:
             self.typedef(node)
         elif isinstance(node, c_ast.If):
             bt, bf, join = cfg.new_block("if.then", loc), cfg.new_block("if.else", loc), cfg.new_block("if.end", loc)
-            self.cond_branch(node.cond, bt, bf if node.iffalse is not None else join)
+            self.cond_branch(node.cond, bt, bf if node.iffalse is not None else join, keyword=loc)
             cfg.place(bt, loc)
             self.stmt(node.iftrue)
             if node.iffalse is not None:
@@ -85,7 +88,7 @@ class StmtLowering:
         elif isinstance(node, c_ast.While):
             head, body, exit_ = cfg.new_block("while.head", loc), cfg.new_block("while.body", loc), cfg.new_block("while.end", loc)
             cfg.place(head, loc)
-            self.cond_branch(node.cond, body, exit_)
+            self.cond_branch(node.cond, body, exit_, keyword=loc)
             cfg.place(body, loc)
             self.loop_body(node.stmt, exit_, head)
             cfg.terminate(Goto(head, loc), loc)
@@ -95,7 +98,7 @@ class StmtLowering:
             cfg.place(body, loc)
             self.loop_body(node.stmt, exit_, cont)
             cfg.place(cont, self.loc(node.cond))
-            self.cond_branch(node.cond, body, exit_)
+            self.cond_branch(node.cond, body, exit_, keyword=loc)
             cfg.place(exit_, loc)
         elif isinstance(node, c_ast.For):
             self.scopes.push()
@@ -109,7 +112,7 @@ class StmtLowering:
             step, exit_ = cfg.new_block("for.step", loc), cfg.new_block("for.end", loc)
             cfg.place(head, loc)
             if node.cond is not None:
-                self.cond_branch(node.cond, body, exit_)
+                self.cond_branch(node.cond, body, exit_, keyword=loc)
             else:
                 cfg.terminate(Goto(body, loc), loc)
             cfg.place(body, loc)

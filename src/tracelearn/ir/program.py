@@ -147,6 +147,8 @@ class Branch:
     decision_id: str = ""
     source_id: str = ""
     text: str = ""
+    keyword: SourceLoc | None = None  # the if/while/for/do/?: the condition belongs to
+    atomic: bool = False  # the whole source condition (no && || ! split it)
 
 
 @dataclass

@@ -262,6 +262,7 @@ class CheckResult:
     reason: str = ""
     approximations: list[str] = field(default_factory=list)
     encoding: Encoding | None = None
+    model: z3.ModelRef | None = None  # the counterexample's model (verdict false)
 
 
 def check(program: Program, opts: CheckOptions) -> CheckResult:
@@ -301,7 +302,7 @@ def check(program: Program, opts: CheckOptions) -> CheckResult:
             assert model is not None
             cex = extract(enc, model, opts.checks)
             cex.replay = replay(program, cex, opts.checks)
-            return CheckResult("false", b, cex, stats, "", approximations, enc)
+            return CheckResult("false", b, cex, stats, "", approximations, enc, model)
         if r == "unknown":
             reason = enc.solver.reason_unknown() or "solver gave up"
             break

@@ -42,6 +42,9 @@ class Step:
     source_id: str = ""
     extent: z3.ExprRef | None = None  # byte count of an array-valued input (heap of symbolic size)
     args: list = field(default_factory=list)  # output: the printed values
+    call_result: bool = False  # assign: the value a call returned (named "f()#k")
+    keyword: SourceLoc | None = None  # decision: location of its if/while/for/?:
+    atomic: bool = False  # decision: it is the whole source condition
 
 
 @dataclass

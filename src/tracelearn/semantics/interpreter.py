@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable
 
 from ..ir import concrete
+from ..ir.analysis import used_params
 from ..ir.expr import AddrOf, Binary, Cast, Const, Expr, Load, Reg, Unary
 from ..ir.program import (
     Alloc, Assert, Assign, Assume, Branch, Call, Event, Exit, Free, Goto, Mem, Nondet,
@@ -224,6 +225,8 @@ class Interpreter:
         if not proc.params:
             return []
         if proc.name == "main" and len(proc.params) >= 2 and argv is None:
+            if not used_params(proc):  # as the model checker: argc/argv unread, no inputs
+                return [1 if i == 0 else 0 for i in range(len(proc.params))]
             return self.nondet_argv(proc)
         if proc.name == "main" and len(proc.params) >= 2:
             words = [self.program_name()] + list(argv)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import z3
 
+from ..ir.analysis import used_params
 from ..ir.expr import AddrOf, Binary, Cast, Const, Expr, Load, Reg, Unary
 from ..ir.program import (
     Alloc, Assert, Assign, Assume, Branch, Call, Event, Exit, Free, Goto, Mem, Nondet,
@@ -178,6 +179,8 @@ class SymbolicExecutor:
         if not proc.params:
             return []
         if proc.name == "main" and len(proc.params) >= 2:
+            if not used_params(proc):  # argc/argv never read: no inputs for them
+                return [SVal(S.const(p.type, 1 if i == 0 else 0)) for i, p in enumerate(proc.params)]
             return self.nondet_argv(st, proc)
         out = []
         for p in proc.params:
@@ -309,7 +312,8 @@ class SymbolicExecutor:
                 c = S.truth(self.eval(after, t.cond).term)
                 c = z3.simplify(c) if not z3.is_const(c) else c
                 self.step(Step("decision", after.guard, t.loc, frame.proc.name, cond=c,
-                               decision_id=t.decision_id, source_id=t.source_id, lhs=t.text))
+                               decision_id=t.decision_id, source_id=t.source_id, lhs=t.text,
+                               keyword=t.keyword, atomic=t.atomic))
                 succ = []
                 if not z3.is_false(c):
                     succ.append((t.then, after.copy(z3.And(after.guard, c) if not z3.is_true(c) else after.guard)))
@@ -597,7 +601,8 @@ class SymbolicExecutor:
         if s.lhs is not None:
             if ret is None:
                 ret = self.input(st, s.lhs.type, f"result of {name}()", s.loc, f"{name}()")
-            self.assign(frame, st, s.lhs, ret, s.loc, s.text, True)
+            self.assign(frame, st, s.lhs, ret, s.loc, f"{name}()", True)
+            self.eq.steps[-1].call_result = True
         return st
 
     def fit_arg(self, a: SVal, t: CType) -> SVal:
