@@ -23,6 +23,7 @@ import z3
 from ..ir.types import IntType
 from ..semantics.bmc import Counterexample, Encoding, extract, replay
 from ..semantics.equation import Step
+from .maxsat import maxsat
 
 
 @dataclass
@@ -110,46 +111,56 @@ class Minimizer:
     # -------------------------------------------------------------- optimal
 
     def optimal(self, what: str) -> tuple[z3.ModelRef | None, str]:
-        """MaxSMT: the shortest length first; then, among the traces of that length
-        (a bound on the length rather than a fixed path, so no shortest path with
-        smaller values is lost), the smallest value sum."""
-        opt = self._optimizer()
+        """Exact: the shortest length first; then, among the traces of that length (a
+        bound on the length rather than a fixed path, so no shortest path with smaller
+        values is lost), the smallest value sum. Each stage is weighted MaxSAT (RC2 on
+        the bit-blasted formula, re-checked in z3; z3's MaxSMT if RC2 fails)."""
+        base = list(self.enc.eq.constraints) + [self.goal]
         model = None
         weights = guard_weights(self.enc)
         if what in ("length", "all"):
-            opt.set("timeout", self.remaining_ms())
-            for g, w in weights:
-                opt.add_soft(z3.Not(g), w, id="length")
-            r = self._check(opt)
-            if r != z3.sat:
-                return None, "timeout" if r == z3.unknown else "unsat"
-            model = opt.model()
+            model, status = self._stage(base, [(z3.Not(g), w) for g, w in weights])
+            if model is None:
+                return None, status
             best = sum(w for g, w in weights if z3.is_true(model.eval(g, model_completion=True)))
-            opt = self._optimizer()
             if weights:
-                opt.add(z3.PbLe([(g, w) for g, w in weights], best))
+                base.append(z3.PbLe([(g, w) for g, w in weights], best))
         if what in ("values", "all"):
-            opt.set("timeout", self.remaining_ms())
-            for s in counted_steps(self.enc):
-                for lit, w in abs_terms(s):
-                    opt.add_soft(z3.Or(z3.Not(s.guard), z3.Not(lit)), w, id="values")
-            r = self._check(opt)
-            if r == z3.sat:
-                model = opt.model()
-            elif r == z3.unknown:
-                return model, "timeout"
-            else:
-                return None, "unsat"
+            softs = [(z3.Or(z3.Not(s.guard), z3.Not(lit)), w)
+                     for s in counted_steps(self.enc) for lit, w in abs_terms(s)]
+            m2, status = self._stage(base, softs)
+            if m2 is None:
+                return model, status if model is None else "timeout"
+            model = m2
         return model, "ok"
 
-    def _optimizer(self) -> z3.Optimize:
+    def _stage(self, hard: list[z3.BoolRef], softs: list[tuple[z3.BoolRef, int]]) -> tuple[z3.ModelRef | None, str]:
+        if not softs:
+            s = z3.Solver()
+            s.add(*hard)
+            return (s.model(), "ok") if self._check(s) == z3.sat else (None, "unsat")
+        r = maxsat(hard, softs, (self.deadline - time.perf_counter()))
+        self.stats.solver_calls += 2
+        self.stats.time_s += r.time_s
+        self.backend = "rc2"
+        if r.status == "optimal":
+            return r.model, "ok"
+        if r.status in ("unsat", "timeout"):
+            return None, r.status
+        # RC2 could not be used or its answer did not re-check: z3's own MaxSMT.
+        self.backend = "z3"
         opt = z3.Optimize()
-        for c in self.enc.eq.constraints:
-            opt.add(c)
-        opt.add(self.goal)
-        return opt
+        opt.add(*hard)
+        opt.set("timeout", self.remaining_ms())
+        for f, w in softs:
+            opt.add_soft(f, w)
+        res = self._check(opt)
+        if res == z3.sat:
+            return opt.model(), "ok"
+        return None, "timeout" if res == z3.unknown else "unsat"
 
-    def _check(self, opt: z3.Optimize):
+    def _check(self, opt):
+        opt.set("timeout", self.remaining_ms())
         t0 = time.perf_counter()
         r = opt.check()
         self.stats.solver_calls += 1
