@@ -248,13 +248,13 @@ class Interpreter:
         return [self.inputs.next(p.type, f"parameter {p.display}", p.loc) for p in proc.params]
 
     def nondet_argv(self, proc: Procedure) -> list:
-        """The model checker's argv: argc in [1, MAX_ARGC], MAX_ARGC strings of
+        """The model checker's argv: argc in [0, MAX_ARGC], MAX_ARGC strings of
         ARGV_STRING nondeterministic bytes (drawn in this order)."""
         from .symex import ARGV_STRING, MAX_ARGC
 
-        argc = self.inputs.next_in_range(proc.params[0].type, 1, MAX_ARGC, "argc", proc.loc)
+        argc = self.inputs.next_in_range(proc.params[0].type, 0, MAX_ARGC, "argc", proc.loc)
         if argc is None:
-            raise _Infeasible("argc outside [1, MAX_ARGC]")
+            raise _Infeasible("argc outside [0, MAX_ARGC]")
         ptrw = self.dm.ptr_width // 8
         addrs = []
         for i in range(MAX_ARGC):

@@ -188,11 +188,12 @@ class SymbolicExecutor:
         return out
 
     def nondet_argv(self, st: State, proc: Procedure) -> list[SVal]:
-        """argc in [1, MAX_ARGC]; argv[i] nondeterministic NUL-terminated strings."""
+        """argc in [0, MAX_ARGC] (POSIX allows an empty argv); argv[i] nondeterministic
+        NUL-terminated strings."""
         loc = proc.loc
         argc_t = proc.params[0].type
         argc = self.input(st, argc_t, "argc", loc, "argc")
-        st.guard = z3.And(st.guard, argc.term >= 1, argc.term <= MAX_ARGC)
+        st.guard = z3.And(st.guard, argc.term >= 0, argc.term <= MAX_ARGC)
         ptrs = []
         for i in range(MAX_ARGC):
             obj = self.new_object(f"argv[{i}]", "argv", self.heap_alloc.alloc(ARGV_STRING + 1), ARGV_STRING + 1)

@@ -1,0 +1,183 @@
+"""Solver-free answers from the control-flow graph (pv's pre-check, Sec. 4.1).
+
+A word is CFG-compatible when some path of the interprocedural control-flow graph
+(calls matched with returns, data ignored, loops and recursion unbounded) emits
+exactly its events and then reaches a target assertion. Every real path is such a
+path, so "not compatible" is a sound "no", and it does not depend on the bounds.
+"""
+
+from __future__ import annotations
+
+from ...ir.expr import AddrOf, walk
+from ...ir.program import Assert, Branch, Call, Event, Exit, Goto, Program, Return
+
+INF = float("inf")
+
+
+class CFGOracle:
+    def __init__(self, program: Program, targets: set[str]) -> None:
+        self.program = program
+        self.targets = targets
+        self.indirect = self._address_taken()
+        self.cache: dict[tuple[str, ...], bool] = {}
+
+    def _address_taken(self) -> list[str]:
+        names: set[str] = set()
+        for p in self.program.procedures.values():
+            for b in p.blocks:
+                exprs = []
+                for s in b.stmts:
+                    for attr in ("rhs", "cond", "target", "size", "ptr"):
+                        v = getattr(s, attr, None)
+                        if v is not None and hasattr(v, "type"):
+                            exprs.append(v)
+                    if isinstance(s, Call):
+                        exprs.extend(s.args)
+                for e in exprs:
+                    for x in walk(e):
+                        if isinstance(x, AddrOf) and x.scope == "function" and x.name in self.program.procedures:
+                            names.add(x.name)
+        return sorted(names)
+
+    def callees(self, s: Call) -> list[str]:
+        if s.callee is not None:
+            return [s.callee] if s.callee in self.program.procedures else []
+        return self.indirect
+
+    # ------------------------------------------------------------- membership
+
+    def compatible(self, events: tuple[str, ...]) -> bool:
+        """Can a CFG path emit ``events`` and then reach a target check?"""
+        if events in self.cache:
+            return self.cache[events]
+        n = len(events)
+        ret: dict[tuple[str, int], set[int]] = {}
+        fail: dict[tuple[str, int], bool] = {}
+        while True:
+            changed = False
+            known = len(ret)
+            requests = [(self.program.entry, 0)] + list(ret.keys())
+            seen: set[tuple[str, int]] = set()
+            for key in requests:
+                if key in seen:
+                    continue
+                seen.add(key)
+                r, f = self._summary(key[0], key[1], events, n, ret, fail)
+                if r != ret.get(key, set()) or f != fail.get(key, False):
+                    ret[key] = r | ret.get(key, set())
+                    fail[key] = f or fail.get(key, False)
+                    changed = True
+            if not changed and len(ret) == known:
+                break
+        ok = fail.get((self.program.entry, 0), False)
+        self.cache[events] = ok
+        return ok
+
+    def _summary(self, name: str, start: int, w, n, ret, fail) -> tuple[set[int], bool]:
+        proc = self.program.procedures[name]
+        returns: set[int] = set()
+        found = False
+        seen: set[tuple[int, int]] = set()
+        work = [(0, start)]
+        while work:
+            bi, pos = work.pop()
+            if (bi, pos) in seen:
+                continue
+            seen.add((bi, pos))
+            blk = proc.blocks[bi]
+            positions = {pos}
+            for s in blk.stmts:
+                nxt: set[int] = set()
+                for p in positions:
+                    if isinstance(s, Event):
+                        if p < n and w[p] == s.letter:
+                            nxt.add(p + 1)
+                    elif isinstance(s, Call):
+                        for c in self.callees(s):
+                            key = (c, p)
+                            if key not in ret:
+                                ret[key] = set()
+                                fail[key] = False
+                            nxt |= ret[key]
+                            found = found or fail[key]
+                        if s.callee is not None and s.callee not in self.program.procedures:
+                            nxt.add(p)  # library call: no events
+                    elif isinstance(s, Assert) and s.prop_id in self.targets:
+                        if p == n:
+                            found = True
+                        nxt.add(p)
+                    else:
+                        nxt.add(p)
+                positions = nxt
+                if not positions:
+                    break
+            t = blk.term
+            for p in positions:
+                if isinstance(t, Goto):
+                    work.append((t.target, p))
+                elif isinstance(t, Branch):
+                    work.append((t.then, p))
+                    work.append((t.else_, p))
+                elif isinstance(t, Return):
+                    returns.add(p)
+                elif isinstance(t, Exit):
+                    pass
+        return returns, found
+
+    # --------------------------------------------------------- shortest word
+
+    def min_events_to_target(self) -> int | None:
+        """Fewest events on a CFG path from the entry to a target (None: unreachable)."""
+        names = list(self.program.procedures)
+        d_ret = {n: INF for n in names}
+        d_fail = {n: INF for n in names}
+        for _ in range(len(names) + 2):
+            changed = False
+            for name in names:
+                r, f = self._distances(name, d_ret, d_fail)
+                if r < d_ret[name] or f < d_fail[name]:
+                    d_ret[name] = min(r, d_ret[name])
+                    d_fail[name] = min(f, d_fail[name])
+                    changed = True
+            if not changed:
+                break
+        best = d_fail[self.program.entry]
+        return None if best == INF else int(best)
+
+    def _distances(self, name: str, d_ret, d_fail) -> tuple[float, float]:
+        proc = self.program.procedures[name]
+        dist = [INF] * len(proc.blocks)
+        dist[0] = 0
+        best_ret, best_fail = INF, INF
+        # Bellman-Ford over blocks (costs are non-negative; the graph may have loops).
+        for _ in range(len(proc.blocks) + 1):
+            changed = False
+            for bi, blk in enumerate(proc.blocks):
+                if dist[bi] == INF:
+                    continue
+                d = dist[bi]
+                for s in blk.stmts:
+                    if isinstance(s, Event):
+                        d += 1
+                    elif isinstance(s, Call):
+                        cs = self.callees(s)
+                        if cs:
+                            best_fail = min(best_fail, d + min(d_fail[c] for c in cs))
+                            d += min(d_ret[c] for c in cs) if s.callee in self.program.procedures or s.callee is None else 0
+                        if d == INF:
+                            break
+                    elif isinstance(s, Assert) and s.prop_id in self.targets:
+                        best_fail = min(best_fail, d)
+                t = blk.term
+                if d == INF:
+                    continue
+                succ = [t.target] if isinstance(t, Goto) else [t.then, t.else_] if isinstance(t, Branch) else []
+                if isinstance(t, Return):
+                    best_ret = min(best_ret, d)
+                for sb in succ:
+                    if d < dist[sb]:
+                        dist[sb] = d
+                        changed = True
+            if not changed:
+                break
+        return best_ret, best_fail

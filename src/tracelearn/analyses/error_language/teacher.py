@@ -1,0 +1,336 @@
+"""The teacher of the language of error (pv, Sec. 4) on one incremental encoding.
+
+The instrumented program is unwound once for the bound ``b``. On that equation the
+word of a path is the sequence of letters of the event steps whose guard holds, in
+order; position counters ``idx`` number them. Queries are assumptions on the same
+solver:
+
+- membership ``w``: word variables ``W_0..W_{bwl-1}`` and length ``L`` fixed by
+  assumption literals; every executed event must match ``W[idx]``; a target check
+  fails after exactly ``L`` events;
+- batch membership (lazy learning): the disjunction of several words;
+- conjecture ``A``: a failing path of at most ``bwl`` events whose word A rejects
+  (positive feedback, found by the solver with A's run encoded along the events);
+  words A accepts that are not of the form ``Σ*·assert`` (negative, by automata);
+  and accepted words of length <= bwl + 1 that are not members (negative, by
+  membership queries, mostly answered by the control-flow pre-check).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import z3
+
+from ...semantics.bmc import Encoding, extract
+from .alphabet import Instrumented
+from .cfg_oracle import CFGOracle
+
+Word = tuple[str, ...]
+IDX_BITS = 16
+
+
+@dataclass
+class TeacherStats:
+    membership: int = 0  # queries the teacher received
+    precheck: int = 0  # answered by the pre-checks (no solver)
+    solver_members: int = 0  # answered by the solver
+    batch_queries: int = 0
+    conjectures: int = 0
+    solver_calls: int = 0
+    solver_time_s: float = 0.0
+    encode_time_s: float = 0.0
+    spurious_checked: int = 0  # accepted words verified at conjecture time
+
+    def to_json(self) -> dict:
+        return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+
+
+@dataclass
+class Witness:
+    word: Word
+    inputs: list
+    input_records: list[dict] = field(default_factory=list)
+
+
+class ErrorTeacher:
+    def __init__(self, inst: Instrumented, bound: int, bwl: int, cfg: CFGOracle,
+                 timeout_s: float = 600.0, loop_bounds: dict[str, int] | None = None) -> None:
+        self.inst = inst
+        self.bound = bound
+        self.bwl = bwl
+        self.cfg = cfg
+        self.final = inst.final
+        self.alphabet: Word = inst.alphabet
+        self.ids = {a: i for i, a in enumerate(self.alphabet)}
+        self.stats = TeacherStats()
+        self.deadline = time.perf_counter() + timeout_s
+        self.answers: dict[Word, bool] = {}  # solver answers at this bound
+        self.witnesses: dict[Word, Witness] = {}
+        t0 = time.perf_counter()
+        self.enc = Encoding(inst.program, bound, loop_bounds, timeout_s)
+        self._build()
+        self.stats.encode_time_s = time.perf_counter() - t0
+        self.stats.solver_calls += self.enc.stats.calls
+        self.stats.solver_time_s += self.enc.stats.time_s
+        self.enc.stats.calls = 0
+        self.enc.stats.time_s = 0.0
+
+    # ---------------------------------------------------------------- encoding
+
+    def _build(self) -> None:
+        eq = self.enc.eq
+        bv = lambda v: z3.BitVecVal(v, IDX_BITS)  # noqa: E731
+        self.W = [z3.BitVec(f"W#{k}", IDX_BITS) for k in range(self.bwl)]
+        self.L = z3.BitVec("L#", IDX_BITS)
+        self.member_mode = z3.Bool("member_mode")
+        self.events: list[tuple[z3.BoolRef, int, z3.BitVecRef]] = []  # guard, letter id, idx before
+        self.fails: list[tuple[z3.BoolRef, z3.BitVecRef]] = []  # violation, idx at the check
+        idx: z3.BitVecRef = bv(0)
+        n = 0
+        solver = self.enc.solver
+        for s in eq.steps:
+            if s.kind == "event" and s.letter in self.ids:
+                before = idx
+                n += 1
+                nxt = z3.BitVec(f"idx#{n}", IDX_BITS)
+                solver.add(nxt == z3.If(s.guard, idx + 1, idx))
+                self.events.append((s.guard, self.ids[s.letter], before))
+                # Membership mode: executed events spell the queried word.
+                lid = bv(self.ids[s.letter])
+                solver.add(z3.Implies(z3.And(self.member_mode, s.guard), z3.ULT(before, self.L)))
+                for k in range(self.bwl):
+                    solver.add(z3.Implies(z3.And(self.member_mode, s.guard, before == k), self.W[k] == lid))
+                idx = nxt
+            elif s.kind == "check" and s.prop_id in self.inst.targets and s.violation is not None:
+                self.fails.append((s.violation, idx))
+        self.fail_at_L = z3.Or(*[z3.And(v, i == self.L) for v, i in self.fails]) if self.fails else z3.BoolVal(False)
+        self.fail_goal = self.enc.literal(self.fail_at_L)
+        self._lits: dict[tuple[int, int], z3.BoolRef] = {}
+        self._len_lits: dict[int, z3.BoolRef] = {}
+
+    def _wlit(self, k: int, letter: int) -> z3.BoolRef:
+        key = (k, letter)
+        if key not in self._lits:
+            b = z3.Bool(f"w{k}={letter}")
+            self.enc.solver.add(z3.Implies(b, self.W[k] == letter))
+            self._lits[key] = b
+        return self._lits[key]
+
+    def _llit(self, n: int) -> z3.BoolRef:
+        if n not in self._len_lits:
+            b = z3.Bool(f"len={n}")
+            self.enc.solver.add(z3.Implies(b, self.L == n))
+            self._len_lits[n] = b
+        return self._len_lits[n]
+
+    def _solve(self, assumptions: list, extra: list | None = None):
+        self.enc.set_timeout(max(0.001, self.deadline - time.perf_counter()))
+        r, model = self.enc.solve(None, assumptions, extra)
+        self.stats.solver_calls += 1
+        self.stats.solver_time_s += self.enc.stats.time_s
+        self.enc.stats.time_s = 0.0
+        if r == "unknown":
+            raise TeacherTimeout(self.enc.solver.reason_unknown() or "solver gave up")
+        return r, model
+
+    # ------------------------------------------------------------- pre-checks
+
+    def precheck(self, word: Word) -> bool | None:
+        """Solver-free answers: wrong shape, too long, or incompatible with the CFG."""
+        if not word or word[-1] != self.final or self.final in word[:-1]:
+            return False
+        if any(a not in self.ids for a in word):
+            return False
+        if len(word) - 1 > self.bwl:
+            return False
+        if not self.cfg.compatible(word[:-1]):
+            return False
+        return None
+
+    def precheck_is_bound_independent(self, word: Word) -> bool:
+        return len(word) - 1 <= self.bwl
+
+    # ------------------------------------------------------------- membership
+
+    def member(self, word: Word) -> bool:
+        self.stats.membership += 1
+        pre = self.precheck(word)
+        if pre is not None:
+            self.stats.precheck += 1
+            return pre
+        if word in self.answers:
+            return self.answers[word]
+        self.stats.solver_members += 1
+        events = word[:-1]
+        assumptions = [self.member_mode, self.fail_goal, self._llit(len(events))]
+        assumptions += [self._wlit(k, self.ids[a]) for k, a in enumerate(events)]
+        r, model = self._solve(assumptions)
+        ok = r == "sat"
+        self.answers[word] = ok
+        if ok and model is not None:
+            self._store_witness(word, model)
+        return ok
+
+    def _store_witness(self, word: Word, model: z3.ModelRef) -> None:
+        if word in self.witnesses:
+            return
+        try:
+            cex = extract(self.enc, model, frozenset({"assertion", "error-call"}))
+        except ValueError:
+            return
+        self.witnesses[word] = Witness(word, cex.input_values, cex.inputs)
+
+    def word_of(self, model: z3.ModelRef) -> Word:
+        """The word of the path in ``model`` up to its failing target check."""
+        fail_idx = None
+        for v, i in self.fails:
+            if z3.is_true(model.eval(v, model_completion=True)):
+                fail_idx = model.eval(i, model_completion=True).as_long()
+                break
+        letters = [self.alphabet[l] for g, l, _ in self.events if z3.is_true(model.eval(g, model_completion=True))]
+        if fail_idx is not None:
+            letters = letters[:fail_idx]
+        return tuple(letters) + (self.final,)
+
+    def find_member(self, words: list[Word]) -> Word | None:
+        """One of ``words`` that is in the language, or None (one solver call)."""
+        cands = [w for w in words if self.precheck(w) is None and self.answers.get(w, True)]
+        known = [w for w in cands if self.answers.get(w)]
+        if known:
+            return known[0]
+        if not cands:
+            return None
+        self.stats.batch_queries += 1
+        disj = []
+        for w in cands:
+            events = w[:-1]
+            disj.append(z3.And(self.L == len(events), *[self.W[k] == self.ids[a] for k, a in enumerate(events)]))
+        r, model = self._solve([self.member_mode, self.fail_goal], [z3.Or(*disj)])
+        if r != "sat":
+            for w in cands:
+                self.answers[w] = False
+            return None
+        w = self.word_of(model)
+        self.answers[w] = True
+        self._store_witness(w, model)
+        return w
+
+    def find_non_member(self, words: list[Word]) -> Word | None:
+        for w in words:
+            if not self.member(w):
+                return w
+        return None
+
+    # ------------------------------------------------------------ conjectures
+
+    def equivalent(self, hyp) -> Word | None:
+        """A counterexample to ``hyp`` (a DFA over the alphabet), or None."""
+        self.stats.conjectures += 1
+        neg = self._shape_counterexample(hyp)
+        if neg is not None:
+            return neg
+        pos = self._positive_feedback(hyp)
+        if pos is not None:
+            return pos
+        return self._spurious_word(hyp)
+
+    def _shape_counterexample(self, hyp) -> Word | None:
+        """The shortest accepted word (up to bwl + 1 letters) that is not events
+        followed by exactly one final letter: never a member, no solver needed."""
+        from collections import deque
+
+        start = (hyp.initial, 0, False)
+        q = deque([(start, ())])
+        seen = {start}
+        while q:
+            (s, finals, last), w = q.popleft()
+            if s in hyp.accepting and not (finals == 1 and last):
+                return w
+            if len(w) >= self.bwl + 1:
+                continue
+            for a in self.alphabet:
+                t = hyp.transitions.get((s, a))
+                if t is None:
+                    continue
+                key = (t, min(finals + (a == self.final), 2), a == self.final)
+                if key not in seen:
+                    seen.add(key)
+                    q.append((key, w + (a,)))
+        return None
+
+    def _positive_feedback(self, hyp) -> Word | None:
+        """A failing path of at most bwl events whose word the hypothesis rejects."""
+        states = sorted({s for s, _ in hyp.transitions} | set(hyp.transitions.values()) | {hyp.initial})
+        sink = -1
+        bits = max(8, (len(states) + 2).bit_length() + 1)
+        sv = lambda v: z3.BitVecVal(v, bits)  # noqa: E731
+
+        def delta(s: z3.BitVecRef, letter: str) -> z3.BitVecRef:
+            term: z3.BitVecRef = sv(sink)
+            for q in states:
+                t = hyp.transitions.get((q, letter))
+                if t is not None:
+                    term = z3.If(s == q, sv(t), term)
+            return term
+
+        extra = []
+        cur: z3.BitVecRef = sv(hyp.initial)
+        state_at: list[z3.BitVecRef] = []
+        ev_i = 0
+        # Walk the steps in order to know the hypothesis state at each target check.
+        fails_iter = iter(self.fails)
+        next_fail = next(fails_iter, None)
+        n = 0
+        for s in self.enc.eq.steps:
+            if s.kind == "event" and s.letter in self.ids:
+                n += 1
+                st = z3.BitVec(f"hyp#{self.stats.conjectures}#{n}", bits)
+                extra.append(st == z3.If(s.guard, delta(cur, s.letter), cur))
+                cur = st
+                ev_i += 1
+            elif next_fail is not None and s.kind == "check" and s.violation is next_fail[0]:
+                state_at.append(cur)
+                next_fail = next(fails_iter, None)
+        acc = lambda s: z3.Or(*[s == q for q in hyp.accepting]) if hyp.accepting else z3.BoolVal(False)  # noqa: E731
+        goal = z3.Or(*[z3.And(v, z3.ULE(i, self.bwl), z3.Not(acc(delta(st, self.final))))
+                       for (v, i), st in zip(self.fails, state_at)]) if self.fails else z3.BoolVal(False)
+        extra.append(goal)
+        r, model = self._solve([], extra)
+        if r != "sat":
+            return None
+        w = self.word_of(model)
+        self.answers[w] = True
+        self._store_witness(w, model)
+        return w
+
+    def _spurious_word(self, hyp, budget: int = 20000) -> Word | None:
+        """An accepted word of length <= bwl + 1 that is not a member (BFS order)."""
+        from collections import deque
+
+        q = deque([(hyp.initial, ())])
+        checked = 0
+        while q:
+            s, w = q.popleft()
+            if s in hyp.accepting and w:
+                checked += 1
+                self.stats.spurious_checked += 1
+                if not self.member(w):
+                    return w
+                if checked >= budget:
+                    self.spurious_incomplete = True
+                    return None
+            if len(w) >= self.bwl + 1:
+                continue
+            for a in self.alphabet:
+                t = hyp.transitions.get((s, a))
+                if t is not None:
+                    q.append((t, w + (a,)))
+        return None
+
+    spurious_incomplete = False
+
+
+class TeacherTimeout(Exception):
+    pass
