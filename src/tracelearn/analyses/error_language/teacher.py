@@ -56,10 +56,12 @@ class Witness:
 
 class ErrorTeacher:
     def __init__(self, inst: Instrumented, bound: int, bwl: int, cfg: CFGOracle,
-                 timeout_s: float = 600.0, loop_bounds: dict[str, int] | None = None) -> None:
+                 timeout_s: float = 600.0, loop_bounds: dict[str, int] | None = None,
+                 max_bwl: int | None = None) -> None:
         self.inst = inst
         self.bound = bound
-        self.bwl = bwl
+        self.bwl = bwl  # may be lowered or raised up to max_bwl between learning runs
+        self.max_bwl = max(bwl, max_bwl or bwl)
         self.cfg = cfg
         self.final = inst.final
         self.alphabet: Word = inst.alphabet
@@ -82,7 +84,7 @@ class ErrorTeacher:
     def _build(self) -> None:
         eq = self.enc.eq
         bv = lambda v: z3.BitVecVal(v, IDX_BITS)  # noqa: E731
-        self.W = [z3.BitVec(f"W#{k}", IDX_BITS) for k in range(self.bwl)]
+        self.W = [z3.BitVec(f"W#{k}", IDX_BITS) for k in range(self.max_bwl)]
         self.L = z3.BitVec("L#", IDX_BITS)
         self.member_mode = z3.Bool("member_mode")
         self.events: list[tuple[z3.BoolRef, int, z3.BitVecRef]] = []  # guard, letter id, idx before
@@ -100,7 +102,7 @@ class ErrorTeacher:
                 # Membership mode: executed events spell the queried word.
                 lid = bv(self.ids[s.letter])
                 solver.add(z3.Implies(z3.And(self.member_mode, s.guard), z3.ULT(before, self.L)))
-                for k in range(self.bwl):
+                for k in range(self.max_bwl):
                     solver.add(z3.Implies(z3.And(self.member_mode, s.guard, before == k), self.W[k] == lid))
                 idx = nxt
             elif s.kind == "check" and s.prop_id in self.inst.targets and s.violation is not None:
@@ -193,6 +195,23 @@ class ErrorTeacher:
         if fail_idx is not None:
             letters = letters[:fail_idx]
         return tuple(letters) + (self.final,)
+
+    def witness(self, word: Word) -> Witness | None:
+        """Concrete inputs driving the program along ``word`` to the failure."""
+        if word in self.witnesses:
+            return self.witnesses[word]
+        if self.precheck(word) is False:
+            return None
+        events = word[:-1]
+        assumptions = [self.member_mode, self.fail_goal, self._llit(len(events))]
+        assumptions += [self._wlit(k, self.ids[a]) for k, a in enumerate(events)]
+        r, model = self._solve(assumptions)
+        if r == "sat" and model is not None:
+            self._store_witness(word, model)
+        return self.witnesses.get(word)
+
+    def set_deadline(self, seconds: float) -> None:
+        self.deadline = time.perf_counter() + seconds
 
     def find_member(self, words: list[Word]) -> Word | None:
         """One of ``words`` that is in the language, or None (one solver call)."""

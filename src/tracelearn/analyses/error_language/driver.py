@@ -1,0 +1,248 @@
+"""Learning the language of error (pv): the bounds loop, learning, post-processing,
+witnesses.
+
+With explicit bounds one automaton is learned. Otherwise (paper Fig. 17) ``b`` runs
+from 1 to ``bmax`` and ``bwl`` from the shortest CFG path to the target up to
+``bwl_max``; the search stops when the automaton no longer changes and has no edge
+leaving an accepting state. Bound-independent answers (the CFG pre-check) are kept
+from one bound to the next.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from ...automata.analysis import dominating_edges, dominating_letters, doomed_states
+from ...automata.dfa import DFA
+from ...errors import TracelearnError
+from ...ir.program import Program
+from ...learning.lazy import learn
+from ...learning.learner import LearningError
+from ...learning.queries import QueryCache, QueryStats
+from .alphabet import AlphabetSpec, Instrumented, Letter, instrument
+from .cfg_oracle import CFGOracle
+from .teacher import ErrorTeacher, TeacherStats, TeacherTimeout, Word
+
+
+@dataclass
+class ExplainOptions:
+    alphabet: AlphabetSpec = field(default_factory=AlphabetSpec)
+    bound: int | None = None
+    bwl: int | None = None
+    bmax: int = 4
+    bwl_max: int = 12
+    learner: str = "lstar"
+    lazy: bool = True
+    timeout_s: float = 600.0
+    max_witnesses: int = 200
+    loop_bounds: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class BoundRun:
+    b: int
+    bwl: int
+    states: int
+    changed: bool
+    back_edges: bool
+    time_s: float
+    membership: int
+    solver_calls: int
+
+
+@dataclass
+class EdgeWitness:
+    source: int
+    letter: str
+    target: int
+    word: Word
+    inputs: list
+
+
+@dataclass
+class ExplainResult:
+    mode: str  # "error" or "program"
+    program: Program
+    inst: Instrumented
+    dfa: DFA  # minimal, complete (with the sink)
+    automaton: DFA  # sink removed: what the user sees
+    b: int
+    bwl: int
+    converged: bool
+    runs: list[BoundRun]
+    query_stats: QueryStats
+    teacher_stats: TeacherStats
+    time_s: float
+    witnesses: dict[Word, list]
+    witness_records: dict[Word, list[dict]]
+    edge_witnesses: list[EdgeWitness]
+    dominating: tuple[str, ...]
+    dominating_edges: tuple
+    doomed: frozenset[int]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def letters(self) -> list[Letter]:
+        return self.inst.letters
+
+
+def explain_program(program: Program, opts: ExplainOptions) -> ExplainResult:
+    t0 = time.perf_counter()
+    deadline = t0 + opts.timeout_s
+    inst = instrument(program, opts.alphabet)
+    cfg = CFGOracle(inst.program, inst.targets)
+    notes: list[str] = []
+    if opts.bound is not None:
+        b_range = [opts.bound]
+    else:
+        b_range = list(range(1, opts.bmax + 1))
+    if opts.bwl is not None:
+        bwl_range = [opts.bwl]
+    else:
+        shortest = cfg.min_events_to_target()
+        if shortest is None:
+            shortest = 0
+            notes.append("no control-flow path reaches the target: the language is empty")
+        lo = min(shortest, opts.bwl_max)
+        bwl_range = list(range(lo, max(lo, opts.bwl_max) + 1))
+    guess = opts.alphabet.program_mode  # pv: guess "no" for errors, "yes" for program explanation
+    stats = QueryStats()
+    tstats = TeacherStats()
+    cache = QueryCache()
+    runs: list[BoundRun] = []
+    prev: DFA | None = None
+    final: DFA | None = None
+    final_teacher: ErrorTeacher | None = None
+    fb, fbwl = b_range[0], bwl_range[0]
+    converged = False
+    single = len(b_range) == 1 and len(bwl_range) == 1
+    for b in b_range:
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            notes.append(f"timeout before bound {b}")
+            break
+        try:
+            teacher = ErrorTeacher(inst, b, bwl_range[0], cfg, remaining, opts.loop_bounds, max_bwl=bwl_range[-1])
+        except TeacherTimeout as e:
+            notes.append(f"timeout while encoding bound {b}: {e}")
+            break
+        for bwl in bwl_range:
+            teacher.bwl = bwl
+            teacher.set_deadline(max(0.001, deadline - time.perf_counter()))
+            cache.retain_bound_independent()  # answers that depend on b or bwl must go
+            r0 = time.perf_counter()
+            m0, c0 = stats.membership_asked, teacher.stats.solver_calls
+            try:
+                res = learn(teacher, opts.learner, lazy=opts.lazy, guess=guess, stats=stats, cache=cache)
+            except TeacherTimeout as e:
+                notes.append(f"timeout while learning at b={b}, bwl={bwl}: {e}")
+                break
+            except LearningError as e:
+                raise TracelearnError(f"learning failed at b={b}, bwl={bwl}: {e}") from None
+            dfa = res.dfa
+            shown = dfa.remove_sink()
+            changed = prev is None or not prev.equivalent(dfa)
+            back = shown.has_edges_from_accepting()
+            runs.append(BoundRun(b, bwl, shown.num_states, changed, back, time.perf_counter() - r0,
+                                 stats.membership_asked - m0, teacher.stats.solver_calls - c0))
+            final, final_teacher, fb, fbwl = dfa, teacher, b, bwl
+            if not single and not changed and not back:
+                converged = True
+                break
+            prev = dfa
+            if time.perf_counter() > deadline:
+                notes.append(f"timeout after b={b}, bwl={bwl}")
+                break
+        _add_stats(tstats, teacher.stats)
+        if converged or time.perf_counter() > deadline:
+            break
+    if final is None or final_teacher is None:
+        raise TracelearnError("no automaton was learned within the time limit: " + "; ".join(notes))
+    if single:
+        converged = True
+    shown = final.remove_sink()
+    witnesses, records = _word_witnesses(final_teacher, shown, fbwl, opts.max_witnesses, notes)
+    edges = _edge_witnesses(final_teacher, shown)
+    return ExplainResult(
+        "program" if opts.alphabet.program_mode else "error", program, inst, final, shown, fb, fbwl, converged,
+        runs, stats, tstats, time.perf_counter() - t0, witnesses, records, edges,
+        dominating_letters(shown) if not shown.is_empty() else (),
+        dominating_edges(shown) if not shown.is_empty() else (),
+        doomed_states(shown) if not shown.is_empty() else frozenset(), notes)
+
+
+def _add_stats(total: TeacherStats, part: TeacherStats) -> None:
+    for k, v in part.__dict__.items():
+        setattr(total, k, getattr(total, k) + v)
+
+
+def _word_witnesses(teacher: ErrorTeacher, dfa: DFA, bwl: int, limit: int, notes: list[str]):
+    """For every accepted word of at most bwl events: inputs that drive the program
+    along it (pv's --debug traces, Sec. 7.3)."""
+    words: dict[Word, list] = {}
+    records: dict[Word, list[dict]] = {}
+    if dfa.is_empty():
+        return words, records
+    for w in dfa.words(bwl + 1):
+        if len(words) >= limit:
+            notes.append(f"witnesses stored for the first {limit} accepted words only")
+            break
+        try:
+            wit = teacher.witness(tuple(w))
+        except TeacherTimeout:
+            notes.append("timeout while computing witnesses")
+            break
+        if wit is not None:
+            words[tuple(w)] = wit.inputs
+            records[tuple(w)] = wit.input_records
+    return words, records
+
+
+def _edge_witnesses(teacher: ErrorTeacher, dfa: DFA) -> list[EdgeWitness]:
+    """The shortest accepted word through each edge, with its inputs."""
+    if dfa.is_empty():
+        return []
+    to_state = _shortest_to(dfa)
+    from_state = _shortest_from(dfa)
+    out = []
+    for (s, a), t in sorted(dfa.transitions.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+        if s not in to_state or t not in from_state:
+            continue
+        word = to_state[s] + (a,) + from_state[t]
+        try:
+            wit = teacher.witness(word)
+        except TeacherTimeout:
+            wit = None
+        out.append(EdgeWitness(s, a, t, word, wit.inputs if wit else []))
+    return out
+
+
+def _shortest_to(dfa: DFA) -> dict[int, Word]:
+    seen = {dfa.initial: ()}
+    q = deque([dfa.initial])
+    while q:
+        s = q.popleft()
+        for a in dfa.alphabet:
+            t = dfa.transitions.get((s, a))
+            if t is not None and t not in seen:
+                seen[t] = seen[s] + (a,)
+                q.append(t)
+    return seen
+
+
+def _shortest_from(dfa: DFA) -> dict[int, Word]:
+    """Shortest word from each state to acceptance (BFS backwards)."""
+    rev: dict[int, list[tuple[int, str]]] = {}
+    for (s, a), t in dfa.transitions.items():
+        rev.setdefault(t, []).append((s, a))
+    best: dict[int, Word] = {q: () for q in dfa.accepting}
+    q = deque(dfa.accepting)
+    while q:
+        t = q.popleft()
+        for s, a in sorted(rev.get(t, []), key=lambda p: str(p[1])):
+            if s not in best:
+                best[s] = (a,) + best[t]
+                q.append(s)
+    return best

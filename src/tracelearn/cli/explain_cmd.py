@@ -1,0 +1,139 @@
+"""`tracelearn explain`: learn the DFA of all the ways an assertion fails (or, with
+--program, of a function's behaviour)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..analyses.error_language.alphabet import AlphabetSpec, read_letters
+from ..analyses.error_language.driver import ExplainOptions, ExplainResult, explain_program
+from ..automata.dot import to_dot
+from ..errors import OptionError
+from ..frontend.lower import load_program
+from ..report.automaton_doc import explain_document
+from ..report.html_report import html_report
+from ..report.svg_layout import dot_svg
+from .options import add_frontend_options, parse_defines, parse_loop_bounds, positive, seconds
+
+LEARNERS = ["lstar", "lstar-mp", "kv", "lsharp"]
+
+
+def add_alphabet_options(p) -> None:
+    g = p.add_argument_group("alphabet and target")
+    g.add_argument("--letters", metavar="F,G,...|FILE",
+                   help="letters: entries of these functions (a list, or a file with one name per line)")
+    g.add_argument("--alphabet", choices=["functions", "branches", "both", "none"], default="functions",
+                   help="automatic letters: every function's entry (pv's --auto, default), every branch, both, "
+                        "or none (only __tl_event/Learn events)")
+    g.add_argument("--assertion", metavar="[FILE:]LINE", help="the assertion to explain (default: _Learn_assert, "
+                                                              "else every assertion and error call)")
+    g.add_argument("--program", nargs="?", const="main", metavar="FUNCTION",
+                   help="program explanation: the language of all paths reaching the end of FUNCTION (main)")
+    b = p.add_argument_group("bounds and learning")
+    b.add_argument("--bound", type=positive, help="loop/recursion bound b (default: 1..--bmax)")
+    b.add_argument("--max-word-length", type=positive, dest="bwl",
+                   help="word length bound bwl (default: shortest CFG path .. --bwl-max)")
+    b.add_argument("--bmax", type=positive, default=4, help="largest b of the automatic search (default 4)")
+    b.add_argument("--bwl-max", type=positive, default=12, help="largest bwl of the automatic search (default 12)")
+    b.add_argument("--unwind-loop", action="append", metavar="[FILE:]LINE=N", help="bound of one loop")
+    b.add_argument("--learner", choices=LEARNERS, default="lstar", help="learning algorithm (default lstar)")
+    b.add_argument("--lazy", action="store_true", default=True, help="lazy learning (default)")
+    b.add_argument("--no-lazy", action="store_false", dest="lazy", help="ask every membership query")
+    b.add_argument("--timeout", type=seconds, default=600.0, help="seconds (default 600)")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("explain", help="learn the automaton of all the ways an assertion fails")
+    p.add_argument("file", help="C source file")
+    add_alphabet_options(p)
+    o = p.add_argument_group("output")
+    o.add_argument("--json", action="store_true", help="print one JSON object")
+    o.add_argument("--dot", metavar="FILE", help="write the automaton as DOT")
+    o.add_argument("--svg", metavar="FILE", help="write the automaton as SVG (needs Graphviz's dot)")
+    o.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    add_frontend_options(p)
+    p.set_defaults(run=run)
+
+
+def explain_options(args) -> ExplainOptions:
+    if args.letters:
+        functions: str | list[str] = read_letters(args.letters)
+        branches = args.alphabet in ("branches", "both")
+    else:
+        functions = "auto" if args.alphabet in ("functions", "both") else "none"
+        branches = args.alphabet in ("branches", "both")
+    if args.program and args.assertion:
+        raise OptionError("--program and --assertion exclude each other")
+    spec = AlphabetSpec(functions, branches, args.assertion, args.program is not None, args.program or "main")
+    return ExplainOptions(spec, args.bound, args.bwl, args.bmax, args.bwl_max, args.learner, args.lazy,
+                          args.timeout, loop_bounds=parse_loop_bounds(args.unwind_loop))
+
+
+def options_json(args) -> dict:
+    keys = ["letters", "alphabet", "assertion", "program", "bound", "bwl", "bmax", "bwl_max", "learner", "lazy",
+            "data_model", "entry", "include", "define", "unwind_loop"]
+    return {k: getattr(args, k, None) for k in keys}
+
+
+def learn_file(args, file: str) -> tuple[ExplainResult, object]:
+    program = load_program(file, args.data_model.upper(), args.include, parse_defines(args.define), entry=args.entry)
+    for w in program.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    return explain_program(program, explain_options(args)), program
+
+
+def run(args) -> int:
+    result, _ = learn_file(args, args.file)
+    doc = explain_document(result, args.file, options_json(args))
+    write_outputs(args, result, doc)
+    if args.json:
+        print(json.dumps(doc, indent=2))
+    else:
+        print(summary_text(result, doc))
+    return 0
+
+
+def write_outputs(args, result: ExplainResult, doc: dict) -> None:
+    dot = to_dot(result.automaton, dominating=set(result.dominating_edges), doomed=result.doomed, hide_dead=False)
+    if args.dot:
+        Path(args.dot).write_text(dot)
+    if args.svg:
+        svg = dot_svg(dot)
+        if svg is None:
+            raise OptionError("--svg needs Graphviz's `dot` on the PATH (use --html for a drawing without it)")
+        Path(args.svg).write_text(svg)
+    if args.html:
+        Path(args.html).write_text(html_report(result, args.file, doc))
+
+
+def summary_text(r: ExplainResult, doc: dict) -> str:
+    a = r.automaton
+    what = "fails the assertion" if r.mode == "error" else f"reaches the end"
+    out = [f"{'Language of error' if r.mode == 'error' else 'Program explanation'} "
+           f"(b = {r.b}, bwl = {r.bwl}{', converged' if r.converged else ', NOT converged'}): "
+           f"{a.num_states} states, {len(a.transitions)} transitions"]
+    out.append(f"alphabet: {', '.join(doc['alphabet'])}")
+    if a.is_empty():
+        out.append(f"No run within the bounds {what}.")
+    else:
+        out.append(f"Initial state {a.initial}; accepting: {', '.join(map(str, sorted(a.accepting)))}")
+        for (s, l), t in sorted(a.transitions.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+            mark = "  [dominating]" if (s, l, t) in set(r.dominating_edges) else ""
+            out.append(f"  {s} --{l}--> {t}{mark}")
+        if r.dominating:
+            out.append(f"Dominating letters (on every accepted word): {', '.join(r.dominating)}")
+        if r.doomed:
+            out.append(f"Doomed states (acceptance inevitable): {', '.join(map(str, sorted(r.doomed)))}")
+        shortest = a.shortest_word()
+        if shortest:
+            out.append(f"Shortest accepted word: {' . '.join(shortest)}")
+    for n in r.notes:
+        out.append(f"note: {n}")
+    s = doc["stats"]
+    out.append(f"Queries: {s['membership_asked']} membership ({s['by_cache']} cache, {s['by_precheck']} pre-check, "
+               f"{s['by_guess']} guessed, {s['membership_by_solver']} solver), {s['equivalence']} conjectures; "
+               f"{s['solver_calls']} solver calls ({s['solver_time_s']}s); lazy fixes {s['lazy_fixes']}, "
+               f"restarts {s['lazy_restarts']}; {s['time_s']}s")
+    return "\n".join(out)

@@ -1,0 +1,72 @@
+"""A self-contained HTML page of a learned language: the automaton drawn (dominating
+edges and doomed states marked), each letter linked to its source lines, and the
+witness of each edge."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+from ..analyses.error_language.driver import ExplainResult
+from ..automata.dot import to_dot
+from .svg_layout import dot_svg, simple_svg
+
+STYLE = """
+body { font-family: sans-serif; margin: 2em; max-width: 1100px; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin-top: 1.6em; }
+table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
+pre.src { background: #f8f8f8; padding: 8px; overflow-x: auto; font-size: 12px; }
+pre.src span.hl { background: #fff3b0; }
+.dom { color: #080; font-weight: bold; } .doomed { background: #f4cccc; }
+code { background: #f2f2f2; padding: 0 3px; }
+"""
+
+
+def automaton_svg(r: ExplainResult) -> str:
+    dom = set(r.dominating_edges)
+    svg = dot_svg(to_dot(r.automaton, dominating=dom, doomed=r.doomed, hide_dead=False))
+    return svg or simple_svg(r.automaton, dom, set(r.doomed))
+
+
+def html_report(r: ExplainResult, file: str, doc: dict) -> str:
+    esc = html.escape
+    lines = r.program.sources.get(file) or (Path(file).read_text(errors="replace").splitlines()
+                                            if Path(file).is_file() else [])
+    letter_lines = {}
+    for l in r.letters:
+        letter_lines[l.name] = sorted({loc.line for loc in l.locs if loc.file == file})
+    hl = {n for v in letter_lines.values() for n in v}
+    out = ["<!DOCTYPE html><html><head><meta charset='utf-8'>",
+           f"<title>tracelearn: {esc(Path(file).name)}</title><style>{STYLE}</style></head><body>",
+           f"<h1>{'Language of error' if r.mode == 'error' else 'Program explanation'}: {esc(file)}</h1>",
+           f"<p>Bounds: b = {r.b}, bwl = {r.bwl}{'' if r.converged else ' (not converged)'}; "
+           f"{r.automaton.num_states} states. Every word of at most {r.bwl} events the automaton accepts "
+           f"{'fails the assertion' if r.mode == 'error' else 'reaches the end'} on some run within the bounds, "
+           f"and every such run's word is accepted.</p>",
+           "<h2>Automaton</h2>", automaton_svg(r),
+           "<p><span class='dom'>Green edges</span> dominate (every accepted word uses them); "
+           "<span class='doomed'>red states</span> are doomed (acceptance is inevitable).</p>",
+           "<h2>Letters</h2><table><tr><th>letter</th><th>kind</th><th>meaning</th><th>source</th></tr>"]
+    for l in r.letters:
+        links = ", ".join(f"<a href='#L{n}'>line {n}</a>" for n in letter_lines.get(l.name, []))
+        dom = " class='dom'" if l.name in r.dominating else ""
+        out.append(f"<tr><td{dom}>{esc(l.name)}</td><td>{l.kind}</td><td>{esc(l.text)}</td><td>{links}</td></tr>")
+    out.append(f"<tr><td>{esc(r.inst.final)}</td><td>final</td><td>{esc(', '.join(sorted(r.inst.targets)))}</td><td></td></tr>")
+    out.append("</table><h2>Witness of each edge</h2><table><tr><th>edge</th><th>shortest word through it</th>"
+               "<th>inputs (replay with <code>tracelearn replay</code>)</th></tr>")
+    for e in r.edge_witnesses:
+        inputs = ", ".join(esc(str(v if not isinstance(v, bytes) else v.hex())) for v in e.inputs)
+        out.append(f"<tr><td>{e.source} &rarr; {e.target} on <b>{esc(e.letter)}</b></td>"
+                   f"<td>{esc(' · '.join(e.word))}</td><td>{inputs or '<i>none</i>'}</td></tr>")
+    out.append("</table><h2>Statistics</h2><table>")
+    for k, v in doc["stats"].items():
+        out.append(f"<tr><td>{esc(k)}</td><td>{esc(str(v))}</td></tr>")
+    out.append("</table><h2>Source</h2><pre class='src'>")
+    for i, text in enumerate(lines, 1):
+        cls = " class='hl'" if i in hl else ""
+        out.append(f"<span id='L{i}'{cls}>{i:5d}  {esc(text)}</span>")
+    out.append("</pre><h2>JSON</h2><details><summary>the result document</summary><pre>")
+    out.append(esc(json.dumps(doc, indent=1)))
+    out.append("</pre></details></body></html>")
+    return "\n".join(out)
