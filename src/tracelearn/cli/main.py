@@ -29,6 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     except TracelearnError as e:
         print(f"tracelearn: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into a command that stopped reading
+        return 0
     except KeyboardInterrupt:
         print("tracelearn: interrupted", file=sys.stderr)
         return 130

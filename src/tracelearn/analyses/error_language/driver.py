@@ -148,7 +148,9 @@ def explain_program(program: Program, opts: ExplainOptions) -> ExplainResult:
             runs.append(BoundRun(b, bwl, shown.num_states, changed, back, time.perf_counter() - r0,
                                  stats.membership_asked - m0, teacher.stats.solver_calls - c0))
             final, final_teacher, fb, fbwl = dfa, teacher, b, bwl
-            if not single and not changed and not back:
+            # pv's rule (Fig. 17), except that an empty automaton does not count as
+            # converged: a longer bound may still reach the target.
+            if not single and not changed and not back and not shown.is_empty():
                 converged = True
                 break
             prev = dfa

@@ -1,0 +1,3 @@
+void funcA(void) { }
+void funcB(void) { }
+int main(void) { funcA(); funcB(); return 0; }

@@ -1,0 +1,165 @@
+"""The language of error (Chapman, Chockler, Kesseli, Kroening, Strichman, Tautschnig):
+the paper's own examples are the spec; every witness replays in the interpreter."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from conftest import C_DIR, EXAMPLES
+from tracelearn.analyses.error_language.alphabet import AlphabetSpec, instrument
+from tracelearn.analyses.error_language.cfg_oracle import CFGOracle
+from tracelearn.analyses.error_language.driver import ExplainOptions, explain_program
+from tracelearn.analyses.error_language.teacher import ErrorTeacher
+from tracelearn.automata.dfa import DFA
+from tracelearn.frontend.lower import load_program
+from tracelearn.semantics.inputs import InputSource
+from tracelearn.semantics.interpreter import Interpreter, InterpOptions
+
+FIG2 = str(EXAMPLES / "fig2.c")
+
+
+def fig5c() -> DFA:
+    """Fig. 5c: g loops on the initial state; f then assert."""
+    return DFA(("g", "f", "assert"), 3, 0, frozenset({2}), {(0, "g"): 0, (0, "f"): 1, (1, "assert"): 2})
+
+
+def learned(path: str, **kw):
+    return explain_program(load_program(path), ExplainOptions(**kw))
+
+
+@pytest.mark.parametrize("learner", ["lstar", "kv", "lsharp"])
+@pytest.mark.parametrize("lazy", [False, True])
+def test_fig2_gives_fig5c(learner, lazy):
+    r = learned(FIG2, bound=4, bwl=4, learner=learner, lazy=lazy)
+    assert r.automaton.equivalent(fig5c())
+    assert r.automaton.num_states == 3
+    assert set(r.dominating) == {"f", "assert"}
+
+
+def test_fig2_is_learned_in_two_conjectures_by_lstar():
+    """Sec. 4: the accepted automaton is the learner's second conjecture (the first
+    being one non-accepting state); our L* poses one more, as it checks it."""
+    r = learned(FIG2, bound=4, bwl=4, learner="lstar", lazy=False)
+    assert r.query_stats.equivalence <= 3
+
+
+def test_fig10_gives_the_same_automaton():
+    r = learned(str(C_DIR / "fig10.c"), bound=4, bwl=4)
+    assert r.automaton.equivalent(fig5c())
+
+
+def test_fig8_instrumented_program():
+    r = learned(str(C_DIR / "fig8.c"))
+    assert r.automaton.words(6) == [("F", "F", "G", "H", "assert")]
+    assert r.converged
+
+
+def test_membership_answers_are_exact():
+    inst = instrument(load_program(FIG2), AlphabetSpec())
+    t = ErrorTeacher(inst, 4, 4, CFGOracle(inst.program, inst.targets))
+    assert t.member(("f", "assert"))
+    assert t.member(("g", "g", "f", "assert"))
+    assert not t.member(("g", "assert"))  # not CFG compatible
+    assert not t.member(("f",))  # does not end with the assertion
+    assert not t.member(("g",) * 5 + ("f", "assert"))  # longer than bwl
+    assert t.stats.solver_members >= 2
+
+
+def test_cfg_precheck_is_sound():
+    """A word the pre-check rejects is never a member (checked by the solver)."""
+    inst = instrument(load_program(str(C_DIR / "fig8.c")), AlphabetSpec())
+    cfg = CFGOracle(inst.program, inst.targets)
+    t = ErrorTeacher(inst, 1, 4, cfg)
+    import itertools
+
+    for n in range(0, 5):
+        for w in itertools.product(("F", "G", "H"), repeat=n):
+            word = w + ("assert",)
+            if not cfg.compatible(w):
+                events = list(w)
+                import z3
+
+                r, _ = t._solve([t.member_mode, t.fail_goal, t._llit(len(events))] +
+                                [t._wlit(k, t.ids[a]) for k, a in enumerate(events)])
+                assert r == "unsat", word
+
+
+def test_witnesses_replay_in_the_interpreter():
+    r = learned(FIG2, bound=4, bwl=4)
+    assert r.witnesses
+    it = Interpreter(r.inst.program, InterpOptions())
+    for word, inputs in r.witnesses.items():
+        run = it.run(InputSource(list(inputs)))
+        assert run.status == "violation" and run.violation.prop_id in r.inst.targets
+        assert tuple(e for e, _ in run.events) + ("assert",) == word
+    assert {e.letter for e in r.edge_witnesses} == {"g", "f", "assert"}
+
+
+def test_merge_check_figs_12_to_14():
+    from tracelearn.analyses.error_language.versions import merge_check
+
+    spec = AlphabetSpec(program_mode=True)
+    dfas = [learned(str(C_DIR / "merge" / f"{n}.c"), alphabet=spec).dfa for n in ("base", "a", "b", "merged")]
+    diffs = {d.name: d.dfa for d in merge_check(*dfas)}
+    assert diffs["in_neither"].words(6) == [("funcA", "funcZ", "funcC", "end")]
+    assert set(diffs["not_in_b"].words(6)) == {("funcA", "funcZ", "funcB", "end"), ("funcA", "funcZ", "funcC", "end")}
+
+
+def test_program_explanation_of_merge_sort():
+    r = learned(str(C_DIR / "mergesort.c"), alphabet=AlphabetSpec(program_mode=True), bound=3, bwl=8)
+    words = set(r.automaton.words(9))
+    assert ("split", "end") in words  # n = 0 or 1
+    assert ("split", "split", "split", "merge", "end") in words  # n = 2
+    assert all(w[0] == "split" and w[-1] == "end" for w in words)
+    it = Interpreter(r.inst.program, InterpOptions())
+    for word, inputs in r.witnesses.items():
+        run = it.run(InputSource(list(inputs)))
+        assert tuple(e for e, _ in run.events) + ("end",) == word
+
+
+def test_branch_alphabet_and_source_events(cfile):
+    path = cfile("int nondet_int(void);\nint main(void) { int x = nondet_int();\n"
+                 "  if (x > 3) __tl_event(\"big\"); else __tl_event(\"small\");\n"
+                 "  __CPROVER_assert(x != 7, \"seven\"); return 0; }")
+    r = learned(path, alphabet=AlphabetSpec(functions="none"), bound=1, bwl=2)
+    assert r.automaton.words(3) == [("big", "assert")]
+    rb = learned(path, alphabet=AlphabetSpec(functions="none", branches=True), bound=1, bwl=3)
+    (w,) = rb.automaton.words(4)
+    assert w[0].endswith(":T") and w[1] == "big" and w[-1] == "assert"
+
+
+def test_cli_json_and_html(tmp_path):
+    html = tmp_path / "r.html"
+    p = subprocess.run(["tracelearn", "explain", FIG2, "--bound", "4", "--max-word-length", "4", "--json",
+                        "--html", str(html)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    for key in ("schema_version", "alphabet", "bounds", "automaton", "dominating_letters", "doomed_states", "stats"):
+        assert key in doc
+    assert doc["bounds"] == {**doc["bounds"], "b": 4, "bwl": 4}
+    assert {(t["from"], t["letter"], t["to"]) for t in doc["automaton"]["transitions"]} == {(0, "g", 0), (0, "f", 1), (1, "assert", 2)}
+    s = doc["stats"]
+    assert s["membership_asked"] == s["by_cache"] + s["by_precheck"] + s["by_guess"] + s["by_teacher"]
+    text = html.read_text()
+    assert "<svg" in text and "#L4" in text and "#L5" in text  # g and f are defined there
+    report = tmp_path / "r.json"
+    report.write_text(p.stdout)
+    p2 = subprocess.run(["tracelearn", "replay", str(report)], capture_output=True, text=True, timeout=300)
+    assert p2.returncode == 0, p2.stdout + p2.stderr
+    assert "4/4 witnesses replayed" in p2.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["explain", FIG2, "--letters", "nosuchfunction"],
+    ["explain", FIG2, "--assertion", "99"],
+    ["explain", FIG2, "--learner", "magic"],
+    ["explain", FIG2, "--program", "--assertion", "5"],
+    ["replay", "/no/such/report.json"],
+])
+def test_explain_bad_options(args):
+    p = subprocess.run(["tracelearn", *args], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2
+    assert p.stderr.startswith("tracelearn: error:") and "Traceback" not in p.stderr
