@@ -26,7 +26,7 @@ def run(args) -> int:
     print("   (Fig. 2 of 'Learning the Language of Error': the learned automaton is Fig. 5c)\n")
     ns = argparse.Namespace(file=fig2, letters=None, alphabet="functions", assertion=None, program=None,
                             bound=4, bwl=4, bmax=4, bwl_max=12, unwind_loop=None, learner="lstar", lazy=True,
-                            timeout=120.0, json=False, dot=None, svg=None, html=args.html, data_model="LP64",
+                            timeout=120.0, semantics="c", json=False, dot=None, svg=None, html=args.html, data_model="LP64",
                             include=None, define=None, entry="main")
     explain_cmd.run(ns)
     print(f"\nReport written to {args.html}\n")

@@ -42,6 +42,10 @@ def add_alphabet_options(p) -> None:
     b.add_argument("--lazy", action="store_true", default=True, help="lazy learning (default)")
     b.add_argument("--no-lazy", action="store_false", dest="lazy", help="ask every membership query")
     b.add_argument("--timeout", type=seconds, default=600.0, help="seconds (default 600)")
+    b.add_argument("--semantics", choices=["c", "cbmc"], default="c",
+                   help="c (default): runs end at failed checks and at the bound, every word is a real run; "
+                        "cbmc: as pv's CBMC setup, loops are left at the bound (--partial-loops) and runs go "
+                        "on past failed runtime checks (over-approximates)")
 
 
 def add_parser(sub) -> None:
@@ -68,11 +72,13 @@ def explain_options(args) -> ExplainOptions:
         raise OptionError("--program and --assertion exclude each other")
     spec = AlphabetSpec(functions, branches, args.assertion, args.program is not None, args.program or "main")
     return ExplainOptions(spec, args.bound, args.bwl, args.bmax, args.bwl_max, args.learner, args.lazy,
-                          args.timeout, loop_bounds=parse_loop_bounds(args.unwind_loop))
+                          args.timeout, loop_bounds=parse_loop_bounds(args.unwind_loop),
+                          cbmc_semantics=getattr(args, "semantics", "c") == "cbmc")
 
 
 def options_json(args) -> dict:
     keys = ["letters", "alphabet", "assertion", "program", "bound", "bwl", "bmax", "bwl_max", "learner", "lazy",
+            "semantics",
             "data_model", "entry", "include", "define", "unwind_loop"]
     return {k: getattr(args, k, None) for k in keys}
 

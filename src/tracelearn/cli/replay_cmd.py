@@ -70,3 +70,4 @@ class _Namespace:
         self.lazy = o.get("lazy", True)
         self.timeout = 600.0
         self.unwind_loop = o.get("unwind_loop")
+        self.semantics = o.get("semantics") or "c"

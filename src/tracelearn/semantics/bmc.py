@@ -46,11 +46,15 @@ class SolverStats:
 
 class Encoding:
     def __init__(self, program: Program, bound: int, loop_bounds: dict[str, int] | None = None,
-                 timeout_s: float | None = None, max_steps: int = 2_000_000, deadline: float | None = None) -> None:
+                 timeout_s: float | None = None, max_steps: int = 2_000_000, deadline: float | None = None,
+                 options: SymexOptions | None = None) -> None:
         t0 = time.perf_counter()
         self.program = program
         self.bound = bound
-        opts = SymexOptions(bound=bound, loop_bounds=dict(loop_bounds or {}), max_steps=max_steps)
+        opts = options or SymexOptions()
+        opts.bound = bound
+        opts.loop_bounds = dict(loop_bounds or opts.loop_bounds)
+        opts.max_steps = max_steps
         sx = SymbolicExecutor(program, opts)
         sx.deadline = deadline
         try:

@@ -43,6 +43,11 @@ class SymexOptions:
     loop_bounds: dict[str, int] = field(default_factory=dict)  # "line" or "file:line" -> bound
     max_steps: int = 2_000_000  # steps of the equation before giving up (unknown)
     prune: bool = True  # drop infeasible paths at calls and loop iterations (solver checks)
+    # CBMC-compatible semantics (to compare with tools built on CBMC, like pv):
+    partial_loops: bool = False  # past the bound, leave the loop instead of cutting the path
+    loop_bound_delta: int = 0  # CBMC's --unwind k takes a back edge at most k-1 times: -1
+    continue_kinds: frozenset = frozenset()  # failed checks of these kinds do not end the run
+    cut_props: frozenset = frozenset()  # ... except these properties (the analysis' targets)
     entry_args: str = "nondet"
 
 
@@ -337,8 +342,8 @@ class SymbolicExecutor:
         loc = frame.proc.blocks[target].loc
         for k in (f"{loc.file}:{loc.line}", str(loc.line), f"{frame.proc.name}:{loc.line}"):
             if k in self.opt.loop_bounds:
-                return self.opt.loop_bounds[k]
-        return self.opt.bound
+                return max(0, self.opt.loop_bounds[k] + self.opt.loop_bound_delta)
+        return max(0, self.opt.bound + self.opt.loop_bound_delta)
 
     def jump(self, frame: Frame, src: int, dst: int, st: State, pending, counts, nxt: int) -> int:
         if dst > src:
@@ -350,6 +355,10 @@ class SymbolicExecutor:
             return nxt
         if k >= self.loop_bound(frame, dst):
             self.unwind(st, f"loop at {frame.proc.blocks[dst].loc}", frame.proc.blocks[src].term.loc)
+            if self.opt.partial_loops and src + 1 < len(frame.proc.blocks):
+                # CBMC's --partial-loops: leave the loop as if its condition were false
+                # (an over-approximation: such paths need not be real runs).
+                pending[src + 1].append(st)
             return nxt
         counts[key] = k + 1
         for (s, d) in list(counts):
@@ -506,6 +515,8 @@ class SymbolicExecutor:
         self.constrain(viol == viol_term)
         self.step(Step("check", st.guard, loc, self.fn, cond=ok, violation=viol, prop_id=prop_id,
                        prop_kind=kind, message=msg, origin=origin))
+        if kind in self.opt.continue_kinds and prop_id not in self.opt.cut_props:
+            return  # CBMC's semantics for unchecked properties: the run goes on
         st.guard = z3.And(st.guard, ok)
 
     def assign(self, frame: Frame, st: State, lhs, v: SVal, loc: SourceLoc, text: str, hidden: bool) -> None:

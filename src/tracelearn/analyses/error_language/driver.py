@@ -38,6 +38,7 @@ class ExplainOptions:
     timeout_s: float = 600.0
     max_witnesses: int = 200
     loop_bounds: dict[str, int] = field(default_factory=dict)
+    cbmc_semantics: bool = False  # partial loops, runtime errors do not stop runs (pv's CBMC setup)
 
 
 @dataclass
@@ -124,7 +125,8 @@ def explain_program(program: Program, opts: ExplainOptions) -> ExplainResult:
             notes.append(f"timeout before bound {b}")
             break
         try:
-            teacher = ErrorTeacher(inst, b, bwl_range[0], cfg, remaining, opts.loop_bounds, max_bwl=bwl_range[-1])
+            teacher = ErrorTeacher(inst, b, bwl_range[0], cfg, remaining, opts.loop_bounds, max_bwl=bwl_range[-1],
+                                   cbmc_semantics=opts.cbmc_semantics)
         except TeacherTimeout as e:
             notes.append(f"timeout while encoding bound {b}: {e}")
             break

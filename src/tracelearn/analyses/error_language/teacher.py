@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 
 import z3
 
+from ...ir.program import PROPERTY_KINDS
 from ...semantics.bmc import Encoding, extract
+from ...semantics.symex import SymexOptions
 from .alphabet import Instrumented
 from .cfg_oracle import CFGOracle
 
@@ -57,7 +59,7 @@ class Witness:
 class ErrorTeacher:
     def __init__(self, inst: Instrumented, bound: int, bwl: int, cfg: CFGOracle,
                  timeout_s: float = 600.0, loop_bounds: dict[str, int] | None = None,
-                 max_bwl: int | None = None) -> None:
+                 max_bwl: int | None = None, cbmc_semantics: bool = False) -> None:
         self.inst = inst
         self.bound = bound
         self.bwl = bwl  # may be lowered or raised up to max_bwl between learning runs
@@ -71,7 +73,13 @@ class ErrorTeacher:
         self.answers: dict[Word, bool] = {}  # solver answers at this bound
         self.witnesses: dict[Word, Witness] = {}
         t0 = time.perf_counter()
-        self.enc = Encoding(inst.program, bound, loop_bounds, timeout_s)
+        opts = SymexOptions()
+        if cbmc_semantics:
+            # pv ran CBMC with partial loops and without runtime checks: paths leave loops
+            # at the bound and go on past failed checks other than the target.
+            opts = SymexOptions(partial_loops=True, loop_bound_delta=-1, continue_kinds=frozenset(PROPERTY_KINDS),
+                                cut_props=frozenset(inst.targets))
+        self.enc = Encoding(inst.program, bound, loop_bounds, timeout_s, options=opts)
         self._build()
         self.stats.encode_time_s = time.perf_counter() - t0
         self.stats.solver_calls += self.enc.stats.calls
