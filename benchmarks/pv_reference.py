@@ -59,7 +59,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per learning run")
     parser.add_argument("--max-per-bench", type=int, default=1000)
     parser.add_argument("--semantics", choices=["c", "cbmc"], default="c",
-                        help="cbmc: pv's CBMC setup (partial loops, runs go on past runtime errors)")
+                        help="cbmc: pv's CBMC setup (runs go on past runtime errors; --unwind counting)")
     args = parser.parse_args()
     modes = args.modes.split(",")
     refs = defaultdict(list)
@@ -155,11 +155,11 @@ def judge(bench, b, bwl, ours: DFA, ref: DFA, r, program, cbmc: bool) -> list:
     member = t.member(tuple(w))
     if member:
         wit = t.witness(tuple(w))
-        run = Interpreter(inst.program, InterpOptions()).run(InputSource(list(wit.inputs)))
+        run = Interpreter(inst.program, InterpOptions(max_steps=200_000)).run(InputSource(list(wit.inputs)))
         got = tuple(e for e, _ in run.events) + ("assert",)
         evidence = f"replay: {run.status}, word {'matches' if got == tuple(w) else 'differs'}"
         if cbmc and not (run.status == "violation" and got == tuple(w)):
-            evidence += " (a partial-loop or past-error path: not a real run)"
+            evidence += " (a path through a failed runtime check: not a real run)"
     else:
         evidence = "solver: no run within b (unsat)" if t.precheck(tuple(w)) is None else "CFG: no path"
     right = "tracelearn" if member == in_ours else "pv"

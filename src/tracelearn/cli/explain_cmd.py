@@ -43,9 +43,9 @@ def add_alphabet_options(p) -> None:
     b.add_argument("--no-lazy", action="store_false", dest="lazy", help="ask every membership query")
     b.add_argument("--timeout", type=seconds, default=600.0, help="seconds (default 600)")
     b.add_argument("--semantics", choices=["c", "cbmc"], default="c",
-                   help="c (default): runs end at failed checks and at the bound, every word is a real run; "
-                        "cbmc: as pv's CBMC setup, loops are left at the bound (--partial-loops) and runs go "
-                        "on past failed runtime checks (over-approximates)")
+                   help="c (default): a run ends at a failed check; cbmc: as pv's CBMC setup, runs go on "
+                        "past failed runtime checks with arbitrary values (words need not be real runs) and "
+                        "b counts as CBMC's --unwind (b-1 back edges)")
 
 
 def add_parser(sub) -> None:

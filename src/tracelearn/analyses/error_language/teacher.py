@@ -75,9 +75,10 @@ class ErrorTeacher:
         t0 = time.perf_counter()
         opts = SymexOptions()
         if cbmc_semantics:
-            # pv ran CBMC with partial loops and without runtime checks: paths leave loops
-            # at the bound and go on past failed checks other than the target.
-            opts = SymexOptions(partial_loops=True, loop_bound_delta=-1, continue_kinds=frozenset(PROPERTY_KINDS),
+            # pv ran CBMC without runtime checks: runs go on past failed checks other than
+            # the target (invalid reads give any value), and --unwind k takes a loop's back
+            # edge at most k-1 times.
+            opts = SymexOptions(loop_bound_delta=-1, continue_kinds=frozenset(PROPERTY_KINDS),
                                 cut_props=frozenset(inst.targets))
         self.enc = Encoding(inst.program, bound, loop_bounds, timeout_s, options=opts)
         self._build()

@@ -1,0 +1,151 @@
+"""Angluin's L* with an observation table.
+
+Counterexample processing (``cex``):
+
+- ``"mp"`` (default), Maler and Pnueli 1995: every suffix of the counterexample
+  is added to the columns ``E``. More membership queries than Rivest-Schapire,
+  but usually far fewer equivalence queries, which are the expensive ones when a
+  model checker is the teacher (membership queries are mostly answered by the
+  cache, the precheck or, lazily, by guesses). On the paper's Fig. 5 it makes the
+  paper's two conjectures.
+- ``"rs"``, Rivest and Schapire 1993: a binary search over the counterexample
+  finds one distinguishing suffix, which is added to ``E``; O(log m) membership
+  queries per counterexample of length m.
+
+Both only add columns, so the access words ``S`` keep pairwise distinct rows and
+the table is always consistent; only closedness has to be restored, by moving
+rows of ``S·Σ`` with a new signature into ``S``. Hypothesis state ``i`` is the row
+of ``S[i]``; state 0 is the empty word's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..automata.dfa import DFA
+from .learner import Learner, LearningError, MembershipOracle, Word
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    S: tuple[Word, ...]
+    E: tuple[Word, ...]
+    rows: dict[Word, tuple[bool, ...]]
+
+
+class LStar(Learner):
+    name = "lstar"
+
+    def __init__(self, alphabet: Sequence[str], oracle: MembershipOracle, *, cex: str = "mp",
+                 max_states: int = 100_000) -> None:
+        super().__init__(alphabet, oracle, max_states=max_states)
+        if cex not in ("rs", "mp"):
+            raise ValueError(f"unknown counterexample processing {cex!r} (rs or mp)")
+        self.cex = cex
+        self.S: list[Word] = [()]
+        self.E: list[Word] = [()]
+        self.rows: dict[Word, list[bool]] = {}
+        self._hyp: DFA | None = None
+
+    # ----------------------------------------------------------------- table
+
+    def _fill(self) -> None:
+        """Ask every missing cell of the rows of S and S·Σ (one batch)."""
+        keys: list[Word] = []
+        words: list[Word] = []
+        done: set[Word] = set()
+        ne = len(self.E)
+        for u in self.S:
+            for w in (u, *(u + (a,) for a in self.alphabet)):
+                if w in done:  # an access word is also the extension of its parent
+                    continue
+                done.add(w)
+                row = self.rows.setdefault(w, [])
+                for j in range(len(row), ne):
+                    keys.append(w)
+                    words.append(w + self.E[j])
+        if words:
+            for w, ans in zip(keys, self.oracle.member_many(words)):
+                self.rows[w].append(ans)
+
+    def _close(self) -> None:
+        while True:
+            self._fill()
+            seen = {tuple(self.rows[u]) for u in self.S}
+            added = False
+            for u in list(self.S):
+                for a in self.alphabet:
+                    ua = u + (a,)
+                    sig = tuple(self.rows[ua])
+                    if sig not in seen:
+                        seen.add(sig)
+                        self.S.append(ua)
+                        added = True
+            self._check_size(len(self.S))
+            if not added:
+                return
+
+    def hypothesis(self) -> DFA:
+        if self._hyp is not None:
+            return self._hyp
+        self._close()
+        state_of = {tuple(self.rows[u]): i for i, u in enumerate(self.S)}
+        trans = {}
+        for i, u in enumerate(self.S):
+            for a in self.alphabet:
+                trans[(i, a)] = state_of[tuple(self.rows[u + (a,)])]
+        acc = frozenset(i for i, u in enumerate(self.S) if self.rows[u][0])
+        self._hyp = DFA(self.alphabet, len(self.S), 0, acc, trans)
+        return self._hyp
+
+    # ------------------------------------------------------- counterexamples
+
+    def refine(self, counterexample: Word) -> None:
+        ce = tuple(counterexample)
+        hyp = self.hypothesis()
+        answer = self.oracle.member(ce)
+        if hyp.accepts(ce) == answer:
+            raise LearningError(f"lstar: {list(ce)} is no counterexample to the hypothesis")
+        if self.cex == "mp":
+            known = set(self.E)
+            new = [ce[i:] for i in range(len(ce) - 1, -1, -1) if ce[i:] not in known]
+        else:
+            new = [self._rs_suffix(hyp, ce, answer)]
+        if not new or any(v in self.E for v in new):
+            raise LearningError(f"lstar: counterexample {list(ce)} yields no new column; "
+                                "the teacher's answers contradict each other")
+        self.E.extend(new)
+        self._hyp = None
+
+    def _rs_suffix(self, hyp: DFA, ce: Word, answer: bool) -> Word:
+        """Rivest-Schapire: alpha(i) = member(access(state after ce[:i]) + ce[i:]) is
+        ``answer`` at 0 and not at len(ce); a binary search finds i with
+        alpha(i) != alpha(i+1), and ce[i+1:] separates two rows."""
+        states = [hyp.initial]
+        for a in ce:
+            states.append(hyp.transitions[(states[-1], a)])
+
+        def alpha(i: int) -> bool:
+            return self.oracle.member(self.S[states[i]] + ce[i:])
+
+        lo, hi = 0, len(ce)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if alpha(mid) == answer:
+                lo = mid
+            else:
+                hi = mid
+        return ce[hi:]
+
+    # ------------------------------------------------------------- snapshots
+
+    def snapshot(self) -> _Snapshot:
+        return _Snapshot(tuple(self.S), tuple(self.E), {w: tuple(r) for w, r in self.rows.items()})
+
+    def restore(self, snapshot: object) -> None:
+        assert isinstance(snapshot, _Snapshot)
+        self.S = list(snapshot.S)
+        self.E = list(snapshot.E)
+        self.rows = {w: list(r) for w, r in snapshot.rows.items()}
+        self._hyp = None
