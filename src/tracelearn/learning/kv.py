@@ -40,7 +40,7 @@ class _Snapshot:
 class KV(Learner):
     name = "kv"
 
-    def __init__(self, alphabet: Sequence[str], oracle: MembershipOracle, *, max_states: int = 100_000) -> None:
+    def __init__(self, alphabet: Sequence[str], oracle: MembershipOracle, *, max_states: int = 10_000) -> None:
         super().__init__(alphabet, oracle, max_states=max_states)
         # Tree nodes: an inner node has a discriminator, a leaf has ``disc is None``.
         self.disc: list[Word | None] = [()]

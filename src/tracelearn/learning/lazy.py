@@ -32,8 +32,8 @@ from .queries import BoundIndependence, QueryCache, QueryLayer, QueryStats
 from .teacher import Teacher
 
 LEARNERS: dict[str, Callable[..., Learner]] = {
-    "lstar": LStar,  # Maler-Pnueli counterexamples
-    "lstar-rs": lambda alphabet, oracle, **kw: LStar(alphabet, oracle, cex="rs", **kw),
+    "lstar": LStar,  # Rivest-Schapire counterexamples
+    "lstar-mp": lambda alphabet, oracle, **kw: LStar(alphabet, oracle, cex="mp", **kw),
     "kv": KV,
     "lsharp": LSharp,
 }
@@ -57,12 +57,12 @@ def make_learner(learner: str, alphabet: tuple[str, ...], oracle: MembershipOrac
 
 def learn(teacher: Teacher, learner: str = "lstar", *, lazy: bool = False, guess: bool = False,
           stats: QueryStats | None = None, cache: QueryCache | None = None,
-          bound_independent: BoundIndependence | None = None, max_states: int = 100_000,
+          bound_independent: BoundIndependence | None = None, max_states: int = 10_000,
           max_equivalence: int | None = None,
           on_conjecture: Callable[[DFA, Word | None], None] | None = None) -> LearningResult:
     """Learn the teacher's language.
 
-    ``learner``: "lstar" (Maler-Pnueli), "lstar-rs" (Rivest-Schapire), "kv",
+    ``learner``: "lstar" (Rivest-Schapire), "lstar-mp" (Maler-Pnueli), "kv",
     "lsharp". ``lazy``/``guess``: lazy learning with ``guess`` as the default
     answer. ``cache``: answers from an earlier run (e.g. its bound-independent
     entries); it is updated in place and returned. ``on_conjecture`` is called

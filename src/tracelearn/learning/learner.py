@@ -36,7 +36,7 @@ class Learner(ABC):
 
     name: str = "learner"
 
-    def __init__(self, alphabet: Sequence[str], oracle: MembershipOracle, *, max_states: int = 100_000) -> None:
+    def __init__(self, alphabet: Sequence[str], oracle: MembershipOracle, *, max_states: int = 10_000) -> None:
         if len(set(alphabet)) != len(alphabet):
             raise ValueError(f"duplicate letters in alphabet {list(alphabet)}")
         self.alphabet: tuple[str, ...] = tuple(alphabet)

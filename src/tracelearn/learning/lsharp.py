@@ -49,7 +49,7 @@ class _Snapshot:
 class LSharp(Learner):
     name = "lsharp"
 
-    def __init__(self, alphabet: Sequence[str], oracle: MembershipOracle, *, max_states: int = 100_000) -> None:
+    def __init__(self, alphabet: Sequence[str], oracle: MembershipOracle, *, max_states: int = 10_000) -> None:
         super().__init__(alphabet, oracle, max_states=max_states)
         self.children: list[dict[str, int]] = [{}]
         self.out: list[bool | None] = [None]
