@@ -711,6 +711,10 @@ class SymbolicExecutor:
             return SVal(S.fresh(self.fresh_name("invalid.read"), t))
         pts = frozenset()
         term = None
+        if not z3.is_true(z3.simplify(z3.Or(*[c for _, _, c in hits]))):
+            # The address may hit no object: that read (a run past a failed check, in
+            # CBMC's semantics) sees an arbitrary value, not some object's bytes.
+            term = S.fresh(self.fresh_name("invalid.read"), ArrayType(IntType(8, False), n))
         for o, off, inside in reversed(hits):
             v = o.load(st.mem[o.oid], off, n)
             term = v if term is None else z3.If(inside, v, term)
@@ -723,10 +727,9 @@ class SymbolicExecutor:
         bits = S.to_bits(t, v.term)
         if bits.size() != 8 * n:
             bits = S.resize(bits, bits.size(), 8 * n, False)
-        single = len(hits) == 1
         for o, off, inside in hits:
             new = o.store(st.mem[o.oid], off, n, bits)
-            if not single:
+            if not z3.is_true(inside):
                 new = z3.If(inside, new, st.mem[o.oid])
             new = _simp(new) if o.is_blob else new
             if not _is_value(new) and o.is_blob:

@@ -337,7 +337,8 @@ class ErrorTeacher:
         """An accepted word of length <= bwl + 1 that is not a member (BFS order)."""
         from collections import deque
 
-        q = deque([(hyp.initial, ())])
+        live = hyp.live_states()  # prefixes that cannot reach acceptance are not explored
+        q = deque([(hyp.initial, ())] if hyp.initial in live else [])
         checked = 0
         while q:
             s, w = q.popleft()
@@ -353,7 +354,7 @@ class ErrorTeacher:
                 continue
             for a in self.alphabet:
                 t = hyp.transitions.get((s, a))
-                if t is not None:
+                if t is not None and t in live:
                     q.append((t, w + (a,)))
         return None
 
