@@ -36,6 +36,7 @@ LEARNERS: dict[str, Callable[..., Learner]] = {
     "lstar-mp": lambda alphabet, oracle, **kw: LStar(alphabet, oracle, cex="mp", **kw),
     "kv": KV,
     "lsharp": LSharp,
+    "lsharp-witness": lambda alphabet, oracle, **kw: LSharp(alphabet, oracle, separation="witness", **kw),
 }
 
 

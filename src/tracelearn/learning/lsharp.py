@@ -49,8 +49,12 @@ class _Snapshot:
 class LSharp(Learner):
     name = "lsharp"
 
-    def __init__(self, alphabet: Sequence[str], oracle: MembershipOracle, *, max_states: int = 10_000) -> None:
+    def __init__(self, alphabet: Sequence[str], oracle: MembershipOracle, *, separation: str = "ads",
+                 max_states: int = 10_000) -> None:
         super().__init__(alphabet, oracle, max_states=max_states)
+        if separation not in ("ads", "witness"):
+            raise ValueError(f"unknown separation rule {separation!r} (ads or witness)")
+        self.separation = separation
         self.children: list[dict[str, int]] = [{}]
         self.out: list[bool | None] = [None]
         self.access: list[Word] = [()]
@@ -217,6 +221,13 @@ class LSharp(Learner):
         return self._hyp
 
     def _separate(self, ambiguous: list[int]) -> None:
+        if self.separation == "ads":
+            many = [f for f in ambiguous if len(self.cand[f]) > 2]
+            for f in many:
+                self._separate_adaptive(f)
+            ambiguous = [f for f in ambiguous if f not in many and len(self.cand.get(f, ())) > 1]
+            if not ambiguous:
+                return
         pairs = []
         for f in ambiguous:
             b1, b2 = sorted(self.cand[f])[:2]
@@ -230,6 +241,48 @@ class LSharp(Learner):
                         self._drop(f, b)
                 if b1 in self.cand[f] and b2 in self.cand[f]:
                     raise LearningError("lsharp: separation failed (internal invariant)")
+
+    def _separate_adaptive(self, f: int) -> None:
+        """An adaptive distinguishing walk for all candidates of ``f`` at once (as
+        L#'s ADS rule, built greedily): at each step the letter that splits the
+        remaining candidates most evenly by their known answers is asked from
+        ``f``; candidates that answered otherwise are apart and drop out."""
+        start = len(self.cand[f])
+        track = {b: b for b in self.cand[f]}  # candidate -> its node at the current depth
+        node: int = f
+        while len(track) > 1:
+            best: tuple[int, str] | None = None
+            for a in self.alphabet:
+                ones = zeros = 0
+                for m in track.values():
+                    c = self.children[m].get(a)
+                    o = self.out[c] if c is not None else None
+                    if o is True:
+                        ones += 1
+                    elif o is False:
+                        zeros += 1
+                if ones and zeros and (best is None or min(ones, zeros) > best[0]):
+                    best = (min(ones, zeros), a)
+            if best is None:
+                break
+            a = best[1]
+            w = self.access[node] + (a,)
+            self._ask([w])
+            nxt = self._node(w)
+            assert nxt is not None
+            node = nxt
+            o = self.out[node]
+            track = {b: self.children[m][a] for b, m in track.items()
+                     if self.children[m].get(a) is not None and self.out[self.children[m][a]] == o}
+        if f in self.cand and len(self.cand[f]) >= start:
+            # No letter splits the candidates one step deep: fall back to a witness.
+            b1, b2 = sorted(self.cand[f])[:2]
+            self._ask([self.access[f] + self._basis_witness(b1, b2)])
+            for b in (b1, b2):
+                if self._apart(f, b) is not None:
+                    self._drop(f, b)
+            if len(self.cand[f]) >= start:
+                raise LearningError("lsharp: separation failed (internal invariant)")
 
     def _build(self) -> DFA:
         index = {b: i for i, b in enumerate(self.basis)}

@@ -98,6 +98,8 @@ class QueryCache:
             bound_independent: bool = False) -> None:
         """Record an answer. A verified answer never silently changes: a different
         verified answer for the same word means the teacher is inconsistent."""
+        if source not in SOURCES:
+            raise ValueError(f"unknown answer source {source!r}; one of {SOURCES}")
         old = self.entries.get(word)
         if old is not None and old.verified and verified and old.answer != answer:
             raise LearningError(f"inconsistent teacher: {list(word)} answered {old.answer} "
