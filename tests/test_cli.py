@@ -76,6 +76,8 @@ BAD_C = {
     "vla": ("int main(void) { int n = 3;\n  int a[n];\n  return 0; }", ":2:"),
     "bad_member": ("struct S { int a; };\nint main(void) { struct S s;\n  return s.b; }", ":3:"),
     "bad_include": ("#include <nonexistent_header.h>\nint main(void) { return 0; }", ":1:"),
+    "packed_attribute": ("int a;\nstruct __attribute__((packed)) S { char c; int i; };\nint main(void) { return 0; }", ":2:"),
+    "unknown_gcc_builtin": ("int main(void) {\n  return __builtin_frobnicate(3);\n}", ":2:"),
 }
 
 

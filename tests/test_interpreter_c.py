@@ -136,6 +136,30 @@ int main(void) {
            table[1].name, counter(), BLUE);
     return 0;
 }''', b"5 0 2 hi 2 two 3 6\n"),
+    "pragma_pack": (r'''
+#include <stdio.h>
+#include <stdint.h>
+#pragma pack(push)
+#pragma pack(1)
+struct S5 { int16_t f0; int8_t f1; uint32_t f2; };
+struct B { unsigned a : 9; long long b; unsigned c : 30; };
+#pragma pack(pop)
+struct N { char c; int i; };
+union U6 { struct S5 f0; uint32_t f2; };
+static union U6 g_30 = {{0xBE33L, 0x5AL, 8UL}};
+int main(void) {
+    struct B b; b.a = 300; b.b = -5; b.c = 123456789;
+    printf("%zu %X %zu %zu %u %lld %u\n", sizeof(struct S5), g_30.f2, sizeof(struct N), sizeof(struct B), b.a, b.b, b.c);
+    return 0;
+}''', b"7 85ABE33 8 14 300 -5 123456789\n"),
+    "gcc_builtins": (r'''
+#include <stdio.h>
+int main(void) {
+    unsigned long long v = 0x0102030405060708ull;
+    printf("%d %d %d %d %d %llx %x\n", __builtin_ffs(40), __builtin_clz(1), __builtin_ctzll(64),
+           __builtin_popcountll(v), __builtin_parity(7), __builtin_bswap64(v), __builtin_bswap32(0x11223344));
+    return 0;
+}''', b"4 31 6 13 1 807060504030201 44332211\n"),
 }
 
 

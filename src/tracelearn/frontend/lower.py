@@ -71,6 +71,7 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
         self.checks_div = "div-by-zero" in checks
         self.init_name = INIT_PROC
         self.init_ctx = FunctionContext(INIT_PROC, std.void, set())
+        self._library_types: dict[str, FunctionType] | None = None
         self.ctx = self.init_ctx
 
     # ------------------------------------------------------------ utilities
@@ -112,6 +113,12 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
         if c is None or isinstance(c.value, float):
             raise UnsupportedError("expression is not an integer constant", self.where(node))
         return int(c.value)
+
+    def library_types(self) -> dict[str, FunctionType]:
+        """Prototypes of the C-modelled library (and GCC builtins) in models.c."""
+        if self._library_types is None:
+            self._library_types = {n: p.type for n, p in _models(self.std, frozenset()).items()}
+        return self._library_types
 
     def new_local(self, name: str, display: str, t: CType, in_mem: bool, loc: SourceLoc) -> Variable:
         v = Variable(name, display, t, in_mem, loc)
@@ -166,7 +173,9 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
             else:
                 g = self.global_decl(ext)
                 self.scopes.bind(ext.name, VarBinding(g, "global"))
-        elif isinstance(ext, (c_ast.Pragma, c_ast.StaticAssert)):
+        elif isinstance(ext, c_ast.Pragma):
+            self.types.pragma(ext.string, self.where(ext))
+        elif isinstance(ext, c_ast.StaticAssert):
             pass
         else:
             raise UnsupportedError(f"unsupported construct: {type(ext).__name__}", self.where(ext))

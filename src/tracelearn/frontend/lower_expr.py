@@ -253,7 +253,7 @@ class ExprLowering:
             sh = Binary("shr", ut, unit, Const(ut, off)) if off else unit
             val = Binary("and", ut, sh, Const(ut, (1 << w) - 1)) if w < ut.width else sh
         # GCC: a bit-field narrower than int has type int after promotion.
-        if w < 32 and ut.width <= 32 and not ut.is_bool:
+        if w < 32 and not ut.is_bool:
             return convert(self.std, val, self.std.int)
         return val
 
@@ -815,6 +815,14 @@ class ExprLowering:
         return v
 
     def implicit_declaration(self, name: str, node: c_ast.Node) -> FuncBinding:
+        if name.startswith("__builtin_"):
+            known = self.library_types().get(name)
+            if known is None:
+                raise UnsupportedError(f"unsupported construct: GCC builtin '{name}'", self.where(node))
+            b = FuncBinding(name, known)
+            self.scopes.bind(name, b, file_scope=True)
+            self.func_types.setdefault(name, known)
+            return b
         ft = FunctionType(self.std.int, (), False, False)
         if name not in B.NATIVE_LIBRARY:
             self.warn(f"{self.where(node)}: implicit declaration of function '{name}'")

@@ -148,7 +148,9 @@ class StmtLowering:
             self.stmt(node.stmt)
         elif isinstance(node, c_ast.Return):
             self.return_stmt(node)
-        elif isinstance(node, (c_ast.EmptyStatement, c_ast.Pragma)):
+        elif isinstance(node, c_ast.Pragma):
+            self.types.pragma(node.string, self.where(node))
+        elif isinstance(node, c_ast.EmptyStatement):
             pass
         elif isinstance(node, c_ast.StaticAssert):
             pass

@@ -15,7 +15,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ParseError, TracelearnError
+from ..errors import ParseError, TracelearnError, UnsupportedError
 from ..ir.datamodel import DataModel
 
 INCLUDE_DIR = Path(__file__).parent / "include"
@@ -23,8 +23,7 @@ INCLUDE_DIR = Path(__file__).parent / "include"
 # GNU and compiler-specific syntax pycparser does not accept; removing it does not
 # change the meaning of the programs we analyse.
 GNU_DEFINES = {
-    "__attribute__(x)": "",
-    "__attribute(x)": "",
+    "__attribute": "__attribute__",
     "__extension__": "",
     "__inline": "inline",
     "__inline__": "inline",
@@ -108,7 +107,47 @@ def preprocess(
     else:
         text, tool = _run_pcpp(source, macros, dirs), "pcpp"
     text, renamed = rename_dollars(text)
+    text = strip_attributes(text)
     return Preprocessed(text, tool, renamed)
+
+
+_ATTR = re.compile(r"\b__attribute__\s*\(")
+_MARKER = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"([^"]*)"', re.M)
+
+
+def strip_attributes(text: str) -> str:
+    """Remove GNU ``__attribute__((...))``: they do not change the meaning of the
+    programs we analyse, except ``packed``, which changes struct layout and is refused
+    (``#pragma pack`` is supported)."""
+    out = []
+    pos = 0
+    for m in _ATTR.finditer(text):
+        if m.start() < pos:
+            continue
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            i += 1
+        body = text[m.end():i - 1]
+        if re.search(r"\b_*packed_*\b", body):
+            raise UnsupportedError("unsupported construct: __attribute__((packed)) (use #pragma pack)",
+                                   _where(text, m.start()))
+        out.append(text[pos:m.start()])
+        out.append(" " * 0)
+        pos = i
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _where(text: str, offset: int) -> str:
+    """file:line:col of an offset of preprocessed text, from its line markers."""
+    file, line = "<input>", 1
+    line_start = text.rfind("\n", 0, offset) + 1
+    for m in _MARKER.finditer(text, 0, line_start):
+        file, line = m.group(2), int(m.group(1)) - 1
+        marker_end = m.end()
+        line += text.count("\n", marker_end, line_start)
+    return f"{file}:{line}:{offset - line_start + 1}"
 
 
 def _run_cpp(cpp: str, source: Path, macros: dict[str, str], dirs: list[str]) -> str:

@@ -41,6 +41,30 @@ class TypeBuilder:
         self.where = where
         self.warn = warn
         self._anon = 0
+        self.pack: int | None = None  # #pragma pack(n): members aligned to at most n bytes
+        self._pack_stack: list[int | None] = []
+
+    def pragma(self, text: str, where: str) -> None:
+        """``#pragma pack(n)``, ``pack()``, ``pack(push[, n])``, ``pack(pop)`` (gcc's forms)."""
+        import re
+
+        m = re.fullmatch(r"\s*pack\s*\((.*)\)\s*", text)
+        if not m:
+            return  # other pragmas do not change the meaning of the program
+        args = [a.strip() for a in m.group(1).split(",") if a.strip()]
+        if not args:
+            self.pack = None
+            return
+        if args[0] == "push":
+            self._pack_stack.append(self.pack)
+            args = args[1:]
+        elif args[0] == "pop":
+            self.pack = self._pack_stack.pop() if self._pack_stack else None
+            return
+        if args:
+            if not args[0].isdigit() or int(args[0]) not in (1, 2, 4, 8, 16):
+                raise UnsupportedError(f"unsupported #pragma pack({m.group(1)})", where)
+            self.pack = int(args[0])
 
     def unsupported(self, what: str, node: c_ast.Node) -> UnsupportedError:
         return UnsupportedError(f"unsupported construct: {what}", self.where(node))
@@ -200,8 +224,8 @@ class TypeBuilder:
         if self.std.dm.ptr_width == 32 and not isinstance(t, StructType):
             a = min(a, 4)
         if isinstance(t, ArrayType):
-            return self.field_align(t.elem)
-        return a
+            a = self.field_align(t.elem)
+        return min(a, self.pack) if self.pack else a
 
     def layout(self, st: StructType, decls: list[c_ast.Node]) -> None:
         fields: list[Field] = []
@@ -227,6 +251,23 @@ class TypeBuilder:
                     pos = 0
                 if width == 0:
                     pos = round_up(pos, unit)
+                    continue
+                if self.pack and self.pack * 8 < unit:
+                    # Packed: the field starts at the next free bit and may straddle the
+                    # type's natural units; access it through the smallest unit covering it.
+                    start = pos // 8 * 8
+                    span = pos - start + width
+                    ubits = next((b for b in (8, 16, 32, 64) if b >= span), None)
+                    if ubits is None:
+                        raise self.unsupported("packed bit-field spanning more than 8 bytes", d)
+                    if d.name:
+                        fields.append(Field(d.name, IntType(ubits, t.signed, t.name, t.is_bool), start // 8,
+                                            pos - start, width))
+                        align = max(align, self.field_align(t))
+                    pos += width
+                    size_bits = max(size_bits, pos)
+                    if st.is_union:
+                        pos = 0
                     continue
                 if pos // unit != (pos + width - 1) // unit:
                     pos = round_up(pos, unit)

@@ -122,3 +122,36 @@ unsigned long strtoul(const char *nptr, char **endptr, int base) {
 
 long atol(const char *nptr) { return strtol(nptr, NULL, 10); }
 int atoi(const char *nptr) { return (int)strtol(nptr, NULL, 10); }
+
+/* GCC builtins that generated code (csmith) uses. Undefined inputs (clz/ctz of 0)
+   give the bit width. */
+int __builtin_popcountll(unsigned long long x) { int n = 0; while (x) { n += (int)(x & 1u); x >>= 1; } return n; }
+int __builtin_popcount(unsigned int x) { return __builtin_popcountll(x); }
+int __builtin_popcountl(unsigned long x) { return __builtin_popcountll(x); }
+int __builtin_parityll(unsigned long long x) { return __builtin_popcountll(x) & 1; }
+int __builtin_parity(unsigned int x) { return __builtin_popcountll(x) & 1; }
+int __builtin_parityl(unsigned long x) { return __builtin_popcountll(x) & 1; }
+int __builtin_ffsll(long long x) {
+    unsigned long long u = (unsigned long long)x;
+    int i;
+    if (!u) return 0;
+    for (i = 1; !(u & 1u); i++) u >>= 1;
+    return i;
+}
+int __builtin_ffs(int x) { return __builtin_ffsll((long long)(unsigned int)x); }
+int __builtin_ffsl(long x) { return __builtin_ffsll((long long)(unsigned long)x); }
+int __builtin_ctzll(unsigned long long x) { int n = 0; if (!x) return 64; while (!(x & 1u)) { x >>= 1; n++; } return n; }
+int __builtin_ctz(unsigned int x) { return x ? __builtin_ctzll(x) : 32; }
+int __builtin_ctzl(unsigned long x) { return x ? __builtin_ctzll(x) : (int)(8 * sizeof(long)); }
+int __builtin_clzll(unsigned long long x) { int n = 0; if (!x) return 64; while (!(x & 0x8000000000000000ull)) { x <<= 1; n++; } return n; }
+int __builtin_clz(unsigned int x) { return x ? __builtin_clzll(x) - 32 : 32; }
+int __builtin_clzl(unsigned long x) { return x ? __builtin_clzll(x) - (64 - (int)(8 * sizeof(long))) : (int)(8 * sizeof(long)); }
+unsigned short __builtin_bswap16(unsigned short x) { return (unsigned short)((x >> 8) | (x << 8)); }
+unsigned int __builtin_bswap32(unsigned int x) {
+    return (x >> 24) | ((x >> 8) & 0xff00u) | ((x << 8) & 0xff0000u) | (x << 24);
+}
+unsigned long long __builtin_bswap64(unsigned long long x) {
+    return ((unsigned long long)__builtin_bswap32((unsigned int)x) << 32) | __builtin_bswap32((unsigned int)(x >> 32));
+}
+int __builtin_abs(int j) { return j < 0 ? -j : j; }
+long __builtin_labs(long j) { return j < 0 ? -j : j; }
