@@ -57,7 +57,8 @@ def main() -> int:
     parser.add_argument("--only", default="")
     parser.add_argument("--modes", default="lazy,baseline")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per learning run")
-    parser.add_argument("--max-per-bench", type=int, default=1000)
+    parser.add_argument("--max-per-bench", type=int, default=1000,
+                        help="at most this many reference automata per benchmark, spread evenly over its bounds")
     parser.add_argument("--semantics", choices=["c", "cbmc"], default="c",
                         help="cbmc: pv's CBMC setup (runs go on past runtime errors; --unwind counting)")
     args = parser.parse_args()
@@ -68,13 +69,17 @@ def main() -> int:
         if m and args.only in m.group(1):
             refs[m.group(1)].append((int(m.group(2)), int(m.group(3)), p))
     rows, mism, lazyrows = [], [], []
+    refs_all = {k: list(v) for k, v in refs.items()}
     for bench, items in sorted(refs.items()):
         items.sort()
         program = load_program(str(root / "pv" / f"{bench}.c"))
         spec = alphabet_for(bench, root)
         agree_bwl = agree_dfa = done = timeouts = 0
         qstats = {m: defaultdict(float) for m in modes}
-        for b, bwl, path in items[: args.max_per_bench]:
+        if len(items) > args.max_per_bench:
+            step = len(items) / args.max_per_bench
+            items = [items[int(i * step)] for i in range(args.max_per_bench)]
+        for b, bwl, path in items:
             ref = rename(parse_pv_dot(path.read_text()))
             results = {}
             for mode in modes:
@@ -114,7 +119,7 @@ def main() -> int:
                 mism.append(judge(bench, b, bwl, ours, ref, r, program, args.semantics == "cbmc"))
             print(f"{bench} b={b} bwl={bwl}: words<=bwl {'=' if ok_bwl else '!='}, dfa {'=' if ok_dfa else '!='}",
                   file=sys.stderr, flush=True)
-        rows.append([bench, len(items), done, timeouts, agree_bwl, agree_dfa])
+        rows.append([bench, f"{len(items)} of {len(refs_all[bench])}", done, timeouts, agree_bwl, agree_dfa])
         if len(modes) > 1:
             lz, bl = qstats["lazy"], qstats["baseline"]
             if lz["runs"] and bl["runs"]:
