@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import z3
-import pytest
 
 from conftest import EXAMPLES
 from tracelearn.frontend.lower import load_program

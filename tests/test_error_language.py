@@ -80,7 +80,6 @@ def test_cfg_precheck_is_sound():
             word = w + ("assert",)
             if not cfg.compatible(w):
                 events = list(w)
-                import z3
 
                 r, _ = t._solve([t.member_mode, t.fail_goal, t._llit(len(events))] +
                                 [t._wlit(k, t.ids[a]) for k, a in enumerate(events)])

@@ -56,7 +56,7 @@ def maxsat(constraints: list[z3.BoolRef], softs: list[tuple[z3.BoolRef, int]], t
         atoms.append(b)
     try:
         cnf_goals = z3.Then("simplify", "card2bv", "bit-blast", "tseitin-cnf")(g)
-    except z3.Z3Exception as e:
+    except z3.Z3Exception:
         return MaxSATResult("error", time_s=time.perf_counter() - t0)
     if len(cnf_goals) != 1:
         return MaxSATResult("error", time_s=time.perf_counter() - t0)

@@ -116,7 +116,7 @@ def write_outputs(args, result: ExplainResult, doc: dict) -> None:
 
 def summary_text(r: ExplainResult, doc: dict) -> str:
     a = r.automaton
-    what = "fails the assertion" if r.mode == "error" else f"reaches the end"
+    what = "fails the assertion" if r.mode == "error" else "reaches the end"
     out = [f"{'Language of error' if r.mode == 'error' else 'Program explanation'} "
            f"(b = {r.b}, bwl = {r.bwl}{', converged' if r.converged else ', NOT converged'}): "
            f"{a.num_states} states, {len(a.transitions)} transitions"]

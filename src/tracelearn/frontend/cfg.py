@@ -5,9 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import UnsupportedError
-from ..ir.expr import Const
 from ..ir.program import Block, Branch, Goto, Return, SourceLoc, Stmt, Terminator
-from ..ir.types import CType, VoidType
 
 
 @dataclass
@@ -96,13 +94,3 @@ class CFGBuilder:
             label = self.blocks[target].label
             raise UnsupportedError(f"jump to label '{label}' that is never defined", str(src.loc))
         return order[target]
-
-
-def void_return(loc: SourceLoc) -> Return:
-    return Return(None, loc)
-
-
-def zero_of(t: CType) -> Const:
-    if isinstance(t, VoidType):
-        raise ValueError("void has no zero")
-    return Const(t, 0.0 if t.__class__.__name__ == "FloatType" else 0)

@@ -9,7 +9,7 @@ from pycparser import c_ast, c_generator
 
 from ..errors import TracelearnError, UnsupportedError
 from ..ir.datamodel import DataModel, StdTypes
-from ..ir.expr import AddrOf, Const, Reg
+from ..ir.expr import Const, Reg
 from ..ir.program import (
     Call,
     GlobalVar,
@@ -20,7 +20,7 @@ from ..ir.program import (
     SourceLoc,
     Variable,
 )
-from ..ir.types import ArrayType, CType, FunctionType, StructType, VoidType
+from ..ir.types import ArrayType, CType, FunctionType, VoidType
 from .builtins import NATIVE_LIBRARY
 from .context import FunctionContext
 from .conversions import convert, fold, promote, same_repr
@@ -30,7 +30,7 @@ from .lower_stmt import StmtLowering
 from .lvalues import LVMem, LVReg
 from .parser import parse_text
 from .preprocess import display_name, preprocess
-from .scopes import FuncBinding, Scopes, TypedefBinding, VarBinding
+from .scopes import FuncBinding, Scopes, VarBinding
 from .typebuilder import TypeBuilder
 
 T = TypeVar("T")

@@ -7,7 +7,7 @@ from pycparser import c_ast
 
 from ..errors import TracelearnError, UnsupportedError
 from ..ir.expr import AddrOf, Binary, Cast, Const, Expr, Load, Reg, Unary
-from ..ir.program import Assert, Assign, Call, Exit, Mem, Nondet, SourceLoc
+from ..ir.program import Assert, Assign, Call, Exit, Mem, Nondet
 from ..ir.types import (
     ArrayType,
     CType,

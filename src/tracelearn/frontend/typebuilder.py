@@ -12,10 +12,8 @@ from ..ir.types import (
     ArrayType,
     CType,
     Field,
-    FloatType,
     FunctionType,
     IntType,
-    PointerType,
     StructType,
     VoidType,
 )

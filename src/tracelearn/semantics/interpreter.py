@@ -9,7 +9,6 @@ blocked by an assumption, or at the step limit.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable
 
@@ -20,7 +19,7 @@ from ..ir.program import (
     Alloc, Assert, Assign, Assume, Branch, Call, Event, Exit, Free, Goto, Mem, Nondet,
     Procedure, Program, Return, SourceLoc,
 )
-from ..ir.types import ArrayType, CType, FloatType, FunctionType, IntType, PointerType, StructType
+from ..ir.types import ArrayType, CType, FloatType, IntType, PointerType
 from ..ir.values import round_f32
 from .inputs import InputRecord, InputSource
 from .layout import HEAP_BASE, STACK_BASE, Bump, layout_globals
