@@ -254,24 +254,17 @@ class TypeBuilder:
                     # Packed: the field starts at the next free bit and may straddle the
                     # type's natural units; access it through the smallest unit covering it.
                     start = pos // 8 * 8
-                    span = pos - start + width
-                    ubits = next((b for b in (8, 16, 32, 64) if b >= span), None)
+                    ubits = next((b for b in (8, 16, 32, 64) if b >= pos - start + width), None)
                     if ubits is None:
                         raise self.unsupported("packed bit-field spanning more than 8 bytes", d)
-                    if d.name:
-                        fields.append(Field(d.name, IntType(ubits, t.signed, t.name, t.is_bool), start // 8,
-                                            pos - start, width))
-                        align = max(align, self.field_align(t))
-                    pos += width
-                    size_bits = max(size_bits, pos)
-                    if st.is_union:
-                        pos = 0
-                    continue
-                if pos // unit != (pos + width - 1) // unit:
-                    pos = round_up(pos, unit)
-                start = pos // unit * unit
+                    unit_type: IntType = IntType(ubits, t.signed, t.name, t.is_bool)
+                else:
+                    if pos // unit != (pos + width - 1) // unit:
+                        pos = round_up(pos, unit)
+                    start = pos // unit * unit
+                    unit_type = t
                 if d.name:
-                    fields.append(Field(d.name, t, start // 8, pos - start, width))
+                    fields.append(Field(d.name, unit_type, start // 8, pos - start, width))
                     align = max(align, self.field_align(t))
                 pos += width
                 size_bits = max(size_bits, pos)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..automata.dfa import DFA
-from .learner import Learner, LearningError, MembershipOracle, Word
+from .learner import Learner, LearningError, MembershipOracle, Word, rs_split
 
 
 @dataclass(frozen=True)
@@ -109,20 +109,8 @@ class KV(Learner):
         answer = self.oracle.member(ce)
         if hyp.accepts(ce) == answer:
             raise LearningError(f"kv: {list(ce)} is no counterexample to the hypothesis")
-        states = [hyp.initial]
-        for a in ce:
-            states.append(hyp.transitions[(states[-1], a)])
-
-        def alpha(i: int) -> bool:
-            return self.oracle.member(self.access[states[i]] + ce[i:])
-
-        lo, hi = 0, len(ce)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if alpha(mid) == answer:
-                lo = mid
-            else:
-                hi = mid
+        states, hi = rs_split(hyp, ce, answer, lambda q: self.access[q], self.oracle.member)
+        lo = hi - 1
         # access[states[lo]] + ce[lo] and access[states[hi]] disagree on ce[hi:].
         new_word = self.access[states[lo]] + (ce[lo],)
         old = states[hi]

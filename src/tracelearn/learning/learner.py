@@ -85,3 +85,22 @@ class Learner(ABC):
                 if hyp.num_states <= before and hyp.accepts(ce) != answer:
                     raise LearningError(f"{self.name}: counterexample {list(ce)} makes no progress")
         raise LearningError(f"{self.name}: no correct hypothesis after {max_rounds} rounds")
+
+
+def rs_split(hyp: DFA, ce: Word, answer: bool, access: Callable[[int], Word],
+             member: Callable[[Word], bool]) -> tuple[list[int], int]:
+    """Rivest-Schapire counterexample analysis: with alpha(i) = member(access(state
+    after ce[:i]) + ce[i:]), alpha(0) == answer and alpha(len(ce)) != answer; binary
+    search for i with alpha(i) == answer != alpha(i + 1). Returns the states along
+    ``ce`` and that i + 1 (so ce[i + 1:] separates two access words)."""
+    states = [hyp.initial]
+    for a in ce:
+        states.append(hyp.transitions[(states[-1], a)])
+    lo, hi = 0, len(ce)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if member(access(states[mid]) + ce[mid:]) == answer:
+            lo = mid
+        else:
+            hi = mid
+    return states, hi

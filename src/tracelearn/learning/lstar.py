@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..automata.dfa import DFA
-from .learner import Learner, LearningError, MembershipOracle, Word
+from .learner import Learner, LearningError, MembershipOracle, Word, rs_split
 
 
 @dataclass(frozen=True)
@@ -123,20 +123,7 @@ class LStar(Learner):
         """Rivest-Schapire: alpha(i) = member(access(state after ce[:i]) + ce[i:]) is
         ``answer`` at 0 and not at len(ce); a binary search finds i with
         alpha(i) != alpha(i+1), and ce[i+1:] separates two rows."""
-        states = [hyp.initial]
-        for a in ce:
-            states.append(hyp.transitions[(states[-1], a)])
-
-        def alpha(i: int) -> bool:
-            return self.oracle.member(self.S[states[i]] + ce[i:])
-
-        lo, hi = 0, len(ce)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if alpha(mid) == answer:
-                lo = mid
-            else:
-                hi = mid
+        _, hi = rs_split(hyp, ce, answer, lambda q: self.S[q], self.oracle.member)
         return ce[hi:]
 
     # ------------------------------------------------------------- snapshots
