@@ -9,11 +9,15 @@ from pathlib import Path
 DEFAULT_SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "benchmarks"
 
 
-def benchmarks_dir(argv: list[str] | None = None, description: str = "") -> tuple[Path, argparse.Namespace]:
-    p = argparse.ArgumentParser(description=description)
+def benchmarks_dir(argv: list[str] | None = None, description: str = "") -> tuple[Path, argparse.ArgumentParser]:
+    # -h is added after the first pass so that the caller's own options show in the help
+    p = argparse.ArgumentParser(description=description, add_help=False,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--benchmarks", default=os.environ.get("TRACELEARN_BENCHMARKS", str(DEFAULT_SHARED)),
                    help="folder of the third-party benchmark programs (default ../shared/benchmarks)")
-    return Path(p.parse_known_args(argv)[0].benchmarks), p
+    root = Path(p.parse_known_args(argv)[0].benchmarks)
+    p.add_argument("-h", "--help", action="help", help="show this help message and exit")
+    return root, p
 
 
 def table(rows: list[list], headers: list[str]) -> str:

@@ -344,6 +344,8 @@ def main() -> int:
         with ThreadPoolExecutor(max_workers=a.jobs) as pool:
             for n, r in enumerate(pool.map(lambda s: child(s, a, work), seeds), 1):
                 results.append(r)
+                if a.json:  # written as it goes, so that an interrupted run still leaves its results
+                    Path(a.json).write_text(json.dumps(results, indent=1) + "\n")
                 tag = r["cls"] + (f" / {r['bmc']}" if "bmc" in r else "")
                 if r["cls"] in BUGS or r.get("bmc") in BUGS:
                     print(f"[{n}/{len(seeds)}] seed {r['seed']}: {tag}: {r.get('detail') or r.get('bmc_detail')}",

@@ -54,8 +54,8 @@ def words_upto(d: DFA, n: int) -> set:
 
 def main() -> int:
     root, parser = benchmarks_dir(description=__doc__)
-    parser.add_argument("--only", default="")
-    parser.add_argument("--modes", default="lazy,baseline")
+    parser.add_argument("--only", default="", help="only benchmarks whose name contains this")
+    parser.add_argument("--modes", default="lazy,baseline", help="comma-separated: lazy, baseline (first is compared)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per learning run")
     parser.add_argument("--max-per-bench", type=int, default=1000,
                         help="at most this many reference automata per benchmark, spread evenly over its bounds")
