@@ -34,7 +34,8 @@ def add_alphabet_options(p) -> None:
     b = p.add_argument_group("bounds and learning")
     b.add_argument("--bound", type=positive, help="loop/recursion bound b (default: 1..--bmax)")
     b.add_argument("--max-word-length", type=positive, dest="bwl",
-                   help="word length bound bwl (default: shortest CFG path .. --bwl-max)")
+                   help="bound bwl on the word length, the final letter included "
+                        "(default: shortest CFG path .. --bwl-max)")
     b.add_argument("--bmax", type=positive, default=4, help="largest b of the automatic search (default 4)")
     b.add_argument("--bwl-max", type=positive, default=12, help="largest bwl of the automatic search (default 12)")
     b.add_argument("--unwind-loop", action="append", metavar="[FILE:]LINE=N", help="bound of one loop")

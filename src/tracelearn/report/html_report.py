@@ -41,7 +41,7 @@ def html_report(r: ExplainResult, file: str, doc: dict) -> str:
            f"<title>tracelearn: {esc(Path(file).name)}</title><style>{STYLE}</style></head><body>",
            f"<h1>{'Language of error' if r.mode == 'error' else 'Program explanation'}: {esc(file)}</h1>",
            f"<p>Bounds: b = {r.b}, bwl = {r.bwl}{'' if r.converged else ' (not converged)'}; "
-           f"{r.automaton.num_states} states. Every word of at most {r.bwl} events the automaton accepts "
+           f"{r.automaton.num_states} states. Every word of at most {r.bwl} letters (the last one included) the automaton accepts "
            f"{'fails the assertion' if r.mode == 'error' else 'reaches the end'} on some run within the bounds, "
            f"and every such run's word is accepted.</p>",
            "<h2>Automaton</h2>", automaton_svg(r),

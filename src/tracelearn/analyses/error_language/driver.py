@@ -106,7 +106,7 @@ def explain_program(program: Program, opts: ExplainOptions) -> ExplainResult:
         if shortest is None:
             shortest = 0
             notes.append("no control-flow path reaches the target: the language is empty")
-        lo = min(shortest, opts.bwl_max)
+        lo = min(shortest + 1, opts.bwl_max)  # bwl counts the final letter too
         bwl_range = list(range(lo, max(lo, opts.bwl_max) + 1))
     guess = opts.alphabet.program_mode  # pv: guess "no" for errors, "yes" for program explanation
     stats = QueryStats()
@@ -183,13 +183,13 @@ def _add_stats(total: TeacherStats, part: TeacherStats) -> None:
 
 
 def _word_witnesses(teacher: ErrorTeacher, dfa: DFA, bwl: int, limit: int, notes: list[str]):
-    """For every accepted word of at most bwl events: inputs that drive the program
+    """For every accepted word of at most bwl letters: inputs that drive the program
     along it (pv's --debug traces, Sec. 7.3)."""
     words: dict[Word, list] = {}
     records: dict[Word, list[dict]] = {}
     if dfa.is_empty():
         return words, records
-    for w in dfa.words(bwl + 1):
+    for w in dfa.words(bwl):
         if len(words) >= limit:
             notes.append(f"witnesses stored for the first {limit} accepted words only")
             break

@@ -5,14 +5,18 @@ word of a path is the sequence of letters of the event steps whose guard holds, 
 order; position counters ``idx`` number them. Queries are assumptions on the same
 solver:
 
-- membership ``w``: word variables ``W_0..W_{bwl-1}`` and length ``L`` fixed by
+``bwl`` bounds the whole word, the final letter included: the paper's |α(π)| <= bwl, where
+Fig. 9 records the assert letter with ``learn(0)`` like any event. So a path may emit at
+most ``bwl - 1`` events before it fails.
+
+- membership ``w``: word variables ``W_0..W_{bwl-2}`` and length ``L`` fixed by
   assumption literals; every executed event must match ``W[idx]``; a target check
   fails after exactly ``L`` events;
 - batch membership (lazy learning): the disjunction of several words;
-- conjecture ``A``: a failing path of at most ``bwl`` events whose word A rejects
+- conjecture ``A``: a failing path of at most ``bwl - 1`` events whose word A rejects
   (positive feedback, found by the solver with A's run encoded along the events);
   words A accepts that are not of the form ``Σ*·assert`` (negative, by automata);
-  and accepted words of length <= bwl + 1 that are not members (negative, by
+  and accepted words of length <= bwl that are not members (negative, by
   membership queries, mostly answered by the control-flow pre-check).
 """
 
@@ -93,7 +97,7 @@ class ErrorTeacher:
     def _build(self) -> None:
         eq = self.enc.eq
         bv = lambda v: z3.BitVecVal(v, IDX_BITS)  # noqa: E731
-        self.W = [z3.BitVec(f"W#{k}", IDX_BITS) for k in range(self.max_bwl)]
+        self.W = [z3.BitVec(f"W#{k}", IDX_BITS) for k in range(self.max_bwl - 1)]
         self.L = z3.BitVec("L#", IDX_BITS)
         self.member_mode = z3.Bool("member_mode")
         self.events: list[tuple[z3.BoolRef, int, z3.BitVecRef]] = []  # guard, letter id, idx before
@@ -111,7 +115,7 @@ class ErrorTeacher:
                 # Membership mode: executed events spell the queried word.
                 lid = bv(self.ids[s.letter])
                 solver.add(z3.Implies(z3.And(self.member_mode, s.guard), z3.ULT(before, self.L)))
-                for k in range(self.max_bwl):
+                for k in range(self.max_bwl - 1):
                     solver.add(z3.Implies(z3.And(self.member_mode, s.guard, before == k), self.W[k] == lid))
                 idx = nxt
             elif s.kind == "check" and s.prop_id in self.inst.targets and s.violation is not None:
@@ -154,14 +158,14 @@ class ErrorTeacher:
             return False
         if any(a not in self.ids for a in word):
             return False
-        if len(word) - 1 > self.bwl:
+        if len(word) > self.bwl:
             return False
         if not self.cfg.compatible(word[:-1]):
             return False
         return None
 
     def precheck_is_bound_independent(self, word: Word) -> bool:
-        return len(word) - 1 <= self.bwl
+        return len(word) <= self.bwl
 
     # ------------------------------------------------------------- membership
 
@@ -265,7 +269,7 @@ class ErrorTeacher:
         return self._spurious_word(hyp)
 
     def _shape_counterexample(self, hyp) -> Word | None:
-        """The shortest accepted word (up to bwl + 1 letters) that is not events
+        """The shortest accepted word (up to bwl letters) that is not events
         followed by exactly one final letter: never a member, no solver needed."""
         from collections import deque
 
@@ -276,7 +280,7 @@ class ErrorTeacher:
             (s, finals, last), w = q.popleft()
             if s in hyp.accepting and not (finals == 1 and last):
                 return w
-            if len(w) >= self.bwl + 1:
+            if len(w) >= self.bwl:
                 continue
             for a in self.alphabet:
                 t = hyp.transitions.get((s, a))
@@ -289,7 +293,7 @@ class ErrorTeacher:
         return None
 
     def _positive_feedback(self, hyp) -> Word | None:
-        """A failing path of at most bwl events whose word the hypothesis rejects."""
+        """A failing path of at most bwl - 1 events whose word the hypothesis rejects."""
         states = sorted({s for s, _ in hyp.transitions} | set(hyp.transitions.values()) | {hyp.initial})
         sink = -1
         bits = max(8, (len(states) + 2).bit_length() + 1)
@@ -322,7 +326,7 @@ class ErrorTeacher:
                 state_at.append(cur)
                 next_fail = next(fails_iter, None)
         acc = lambda s: z3.Or(*[s == q for q in hyp.accepting]) if hyp.accepting else z3.BoolVal(False)  # noqa: E731
-        goal = z3.Or(*[z3.And(v, z3.ULE(i, self.bwl), z3.Not(acc(delta(st, self.final))))
+        goal = z3.Or(*[z3.And(v, z3.ULT(i, self.bwl), z3.Not(acc(delta(st, self.final))))
                        for (v, i), st in zip(self.fails, state_at)]) if self.fails else z3.BoolVal(False)
         extra.append(goal)
         r, model = self._solve([], extra)
@@ -334,7 +338,7 @@ class ErrorTeacher:
         return w
 
     def _spurious_word(self, hyp, budget: int = 20000) -> Word | None:
-        """An accepted word of length <= bwl + 1 that is not a member (BFS order)."""
+        """An accepted word of length <= bwl that is not a member (BFS order)."""
         from collections import deque
 
         live = hyp.live_states()  # prefixes that cannot reach acceptance are not explored
@@ -350,7 +354,7 @@ class ErrorTeacher:
                 if checked >= budget:
                     self.spurious_incomplete = True
                     return None
-            if len(w) >= self.bwl + 1:
+            if len(w) >= self.bwl:
                 continue
             for a in self.alphabet:
                 t = hyp.transitions.get((s, a))
