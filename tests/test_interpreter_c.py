@@ -143,15 +143,19 @@ int main(void) {
 #pragma pack(1)
 struct S5 { int16_t f0; int8_t f1; uint32_t f2; };
 struct B { unsigned a : 9; long long b; unsigned c : 30; };
+struct S2 { unsigned f0 : 22; };  /* 3 bytes: f0 must be read without touching a 4th */
 #pragma pack(pop)
+static struct S2 g_121 = {1688};
 struct N { char c; int i; };
 union U6 { struct S5 f0; uint32_t f2; };
 static union U6 g_30 = {{0xBE33L, 0x5AL, 8UL}};
 int main(void) {
     struct B b; b.a = 300; b.b = -5; b.c = 123456789;
-    printf("%zu %X %zu %zu %u %lld %u\n", sizeof(struct S5), g_30.f2, sizeof(struct N), sizeof(struct B), b.a, b.b, b.c);
+    g_121.f0 += 0x3FF000;
+    printf("%zu %X %zu %zu %u %lld %u %zu %X\n", sizeof(struct S5), g_30.f2, sizeof(struct N), sizeof(struct B),
+           b.a, b.b, b.c, sizeof g_121, g_121.f0);
     return 0;
-}''', b"7 85ABE33 8 14 300 -5 123456789\n"),
+}''', b"7 85ABE33 8 14 300 -5 123456789 3 3FF698\n"),
     "gcc_builtins": (r'''
 #include <stdio.h>
 int main(void) {

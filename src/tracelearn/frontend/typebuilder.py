@@ -252,10 +252,11 @@ class TypeBuilder:
                     continue
                 if self.pack and self.pack * 8 < unit:
                     # Packed: the field starts at the next free bit and may straddle the
-                    # type's natural units; access it through the smallest unit covering it.
+                    # type's natural units; access it through the bytes covering it (a
+                    # 3-byte unit for a 22-bit field of a 3-byte struct: no read past its end).
                     start = pos // 8 * 8
-                    ubits = next((b for b in (8, 16, 32, 64) if b >= pos - start + width), None)
-                    if ubits is None:
+                    ubits = round_up(pos - start + width, 8)
+                    if ubits > 64:
                         raise self.unsupported("packed bit-field spanning more than 8 bytes", d)
                     unit_type: IntType = IntType(ubits, t.signed, t.name, t.is_bool)
                 else:
