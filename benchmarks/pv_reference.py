@@ -68,7 +68,7 @@ def main() -> int:
         m = re.match(r"_(.+)-(\d+)-(\d+)\.dot$", p.name)
         if m and args.only in m.group(1):
             refs[m.group(1)].append((int(m.group(2)), int(m.group(3)), p))
-    rows, mism, lazyrows = [], [], []
+    rows, mism, lazyrows, costrows = [], [], [], []
     refs_all = {k: list(v) for k, v in refs.items()}
     for bench, items in sorted(refs.items()):
         items.sort()
@@ -102,6 +102,12 @@ def main() -> int:
                 q["guess"] += r.query_stats.by_guess
                 q["fixed"] += r.query_stats.guesses_fixed
                 q["runs"] += 1
+                m = r.query_stats
+                costrows.append([bench, b, bwl, mode, r.automaton.num_states, m.membership_asked,
+                                 f"{m.by_precheck / max(m.membership_asked, 1):.0%}", m.by_cache,
+                                 f"{m.by_precheck / max(m.membership_asked - m.by_cache, 1):.1%}", m.by_guess,
+                                 r.teacher_stats.solver_calls, r.teacher_stats.conjectures, f"{dt:.1f}"])
+                print("cost: " + " | ".join(map(str, costrows[-1])), file=sys.stderr, flush=True)
             r = results.get(modes[0])
             if r is None:
                 timeouts += 1
@@ -132,6 +138,10 @@ def main() -> int:
                                  f"{lz['precheck'] / max(lz['membership'], 1):.1%}"])
     print(table(rows, ["benchmark", "reference automata", "learned", "timeout/error", "same words <= bwl",
                        "same DFA"]))
+    if costrows:
+        print("\nCost per benchmark, bounds and mode")
+        print(table(costrows, ["benchmark", "b", "bwl", "mode", "states", "membership", "pre-check", "cache",
+                               "pre-check of uncached", "guessed", "solver calls", "conjectures", "s"]))
     if lazyrows:
         print("\nLazy learning against the baseline (paper Table 2)")
         print(table(lazyrows, ["benchmark", "runs", "p (correct guesses)", "runtime decrease", "solver calls saved",
