@@ -106,7 +106,8 @@ def main() -> int:
                 costrows.append([bench, b, bwl, mode, r.automaton.num_states, m.membership_asked,
                                  f"{m.by_precheck / max(m.membership_asked, 1):.0%}", m.by_cache,
                                  f"{m.by_precheck / max(m.membership_asked - m.by_cache, 1):.1%}", m.by_guess,
-                                 r.teacher_stats.solver_calls, r.teacher_stats.conjectures, f"{dt:.1f}"])
+                                 r.teacher_stats.solver_calls, f"{r.teacher_stats.solver_time_s:.1f}",
+                                 f"{r.teacher_stats.encode_time_s:.1f}", r.teacher_stats.conjectures, f"{dt:.1f}"])
                 print("cost: " + " | ".join(map(str, costrows[-1])), file=sys.stderr, flush=True)
             r = results.get(modes[0])
             if r is None:
@@ -143,7 +144,7 @@ def main() -> int:
     if costrows:
         print("\nCost per benchmark, bounds and mode")
         print(table(costrows, ["benchmark", "b", "bwl", "mode", "states", "membership", "pre-check", "cache",
-                               "pre-check of uncached", "guessed", "solver calls", "conjectures", "s"]))
+                               "pre-check of uncached", "guessed", "solver calls", "solver s", "encoding s", "conjectures", "s"]))
     if lazyrows:
         print("\nLazy learning against the baseline (paper Table 2)")
         print(table(lazyrows, ["benchmark", "runs", "p (correct guesses)", "runtime decrease", "solver calls saved",
