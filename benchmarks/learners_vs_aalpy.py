@@ -18,6 +18,8 @@ import argparse
 import multiprocessing as mp
 import random
 import time
+from collections.abc import Callable
+from statistics import mean
 from dataclasses import dataclass
 
 from aalpy.base import Oracle
@@ -135,6 +137,19 @@ def cell(r: Run | str) -> str:
     return f"{r.mq}/{r.eq}" + ("" if r.exact else " WRONG")
 
 
+def print_means(rows: list, learners: list[str], width: int, cell: Callable[[list[Run]], str]) -> None:
+    """One line per size: ``cell`` of the finished runs of each learner ('-' if none)."""
+    header = f"{'states':>6} | " + " | ".join(f"{x:>{width}}" for x in learners)
+    print(header)
+    print("-" * len(header))
+    for n in dict.fromkeys(s for s, _ in rows):
+        cells = []
+        for x in learners:
+            runs = [r[x] for s, r in rows if s == n and isinstance(r[x], Run)]
+            cells.append(cell(runs) if runs else f"{'-':>{width}}")
+        print(f"{n:>6} | " + " | ".join(cells))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="10,25,50,100,200")
@@ -156,35 +171,14 @@ def main() -> None:
             print(f"{n:>6} {k:>3} {seed:>6} | " + " | ".join(f"{cell(results[x]):>14}" for x in learners), flush=True)
     print()
     print("mean per size: membership queries, equivalence queries, seconds (information only); exact = runs that learned the target")
-    header = f"{'states':>6} | " + " | ".join(f"{x:>20}" for x in learners)
-    print(header)
-    print("-" * len(header))
-    for n in dict.fromkeys(s for s, _ in rows):
-        cells = []
-        for x in learners:
-            runs = [r[x] for s, r in rows if s == n and isinstance(r[x], Run)]
-            if not runs:
-                cells.append(f"{'-':>20}")
-                continue
-            mq = sum(r.mq for r in runs) / len(runs)
-            eq = sum(r.eq for r in runs) / len(runs)
-            sec = sum(r.seconds for r in runs) / len(runs)
-            cells.append(f"{mq:>7.0f} {eq:>5.1f} {sec:>6.2f}s")
-        print(f"{n:>6} | " + " | ".join(cells))
+    print_means(rows, learners, 20, lambda runs: (
+        f"{mean(r.mq for r in runs):>7.0f} {mean(r.eq for r in runs):>5.1f} {mean(r.seconds for r in runs):>6.2f}s"))
     exact = {x: sum(1 for _, r in rows if isinstance(r[x], Run) and r[x].exact) for x in learners}
     print(f"{'exact':>6} | " + " | ".join(f"{f'{exact[x]}/{len(rows)}':>20}" for x in learners))
     print()
     print("mean word-level answers per size: a query of AALpy's SUL answers every prefix of its word;")
     print("a membership query of a model-checking teacher (pv) answers one word only")
-    header = f"{'states':>6} | " + " | ".join(f"{x:>12}" for x in learners)
-    print(header)
-    print("-" * len(header))
-    for n in dict.fromkeys(s for s, _ in rows):
-        cells = []
-        for x in learners:
-            runs = [r[x] for s, r in rows if s == n and isinstance(r[x], Run)]
-            cells.append(f"{sum(r.words for r in runs) / len(runs):>12.0f}" if runs else f"{'-':>12}")
-        print(f"{n:>6} | " + " | ".join(cells))
+    print_means(rows, learners, 12, lambda runs: f"{mean(r.words for r in runs):>12.0f}")
 
 
 if __name__ == "__main__":

@@ -105,10 +105,7 @@ class KV(Learner):
 
     def refine(self, counterexample: Word) -> None:
         ce = tuple(counterexample)
-        hyp = self.hypothesis()
-        answer = self.oracle.member(ce)
-        if hyp.accepts(ce) == answer:
-            raise LearningError(f"kv: {list(ce)} is no counterexample to the hypothesis")
+        hyp, answer = self._checked_answer(ce)
         states, hi = rs_split(hyp, ce, answer, lambda q: self.access[q], self.oracle.member)
         lo = hi - 1
         # access[states[lo]] + ce[lo] and access[states[hi]] disagree on ce[hi:].

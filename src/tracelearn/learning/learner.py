@@ -66,6 +66,15 @@ class Learner(ABC):
             raise LearningError(f"{self.name}: more than {self.max_states} states; "
                                 "the teacher is inconsistent or the language is not regular")
 
+    def _checked_answer(self, ce: Word) -> tuple[DFA, bool]:
+        """The current hypothesis and the oracle's answer for ``ce``, which must
+        disagree: a refinement with a non-counterexample would loop or corrupt."""
+        hyp = self.hypothesis()
+        answer = self.oracle.member(ce)
+        if hyp.accepts(ce) == answer:
+            raise LearningError(f"{self.name}: {list(ce)} is no counterexample to the hypothesis")
+        return hyp, answer
+
     def learn(self, equivalent: Callable[[DFA], Word | None], max_rounds: int = 100_000) -> DFA:
         """Conjecture, ask ``equivalent``, refine (reusing the counterexample while it
         still distinguishes), until there is no counterexample."""
@@ -75,9 +84,7 @@ class Learner(ABC):
             if ce is None:
                 return hyp
             ce = tuple(ce)
-            answer = self.oracle.member(ce)
-            if hyp.accepts(ce) == answer:
-                raise LearningError(f"{list(ce)} is no counterexample: membership agrees with the hypothesis")
+            hyp, answer = self._checked_answer(ce)
             while hyp.accepts(ce) != answer:
                 before = hyp.num_states
                 self.refine(ce)

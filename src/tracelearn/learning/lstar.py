@@ -104,10 +104,7 @@ class LStar(Learner):
 
     def refine(self, counterexample: Word) -> None:
         ce = tuple(counterexample)
-        hyp = self.hypothesis()
-        answer = self.oracle.member(ce)
-        if hyp.accepts(ce) == answer:
-            raise LearningError(f"lstar: {list(ce)} is no counterexample to the hypothesis")
+        hyp, answer = self._checked_answer(ce)
         if self.cex == "mp":
             known = set(self.E)
             new = [ce[i:] for i in range(len(ce) - 1, -1, -1) if ce[i:] not in known]
