@@ -81,7 +81,7 @@ def main() -> int:
             items = [items[int(i * step)] for i in range(args.max_per_bench)]
         for b, bwl, path in items:
             ref = rename(parse_pv_dot(path.read_text()))
-            results = {}
+            results, times = {}, {}
             for mode in modes:
                 t0 = time.perf_counter()
                 try:
@@ -94,21 +94,27 @@ def main() -> int:
                     continue
                 dt = time.perf_counter() - t0
                 results[mode] = r
-                q = qstats[mode]
-                q["time"] += dt
-                q["solver_calls"] += r.teacher_stats.solver_calls
-                q["membership"] += r.query_stats.membership_asked
-                q["precheck"] += r.query_stats.by_precheck
-                q["guess"] += r.query_stats.by_guess
-                q["fixed"] += r.query_stats.guesses_fixed
-                q["runs"] += 1
+                times[mode] = dt
                 m = r.query_stats
                 costrows.append([bench, b, bwl, mode, r.automaton.num_states, m.membership_asked,
                                  f"{m.by_precheck / max(m.membership_asked, 1):.0%}", m.by_cache,
                                  f"{m.by_precheck / max(m.membership_asked - m.by_cache, 1):.1%}", m.by_guess,
-                                 r.teacher_stats.solver_calls, f"{r.teacher_stats.solver_time_s:.1f}",
+                                 m.guesses_fixed, r.teacher_stats.solver_calls, f"{r.teacher_stats.solver_time_s:.1f}",
                                  f"{r.teacher_stats.encode_time_s:.1f}", r.teacher_stats.conjectures, f"{dt:.1f}"])
                 print("cost: " + " | ".join(map(str, costrows[-1])), file=sys.stderr, flush=True)
+            if all(results.get(mode) is not None for mode in modes):
+                # Lazy and baseline are compared on the runs both finished only.
+                for mode in modes:
+                    q, rm = qstats[mode], results[mode]
+                    q["time"] += times[mode]
+                    q["solver_calls"] += rm.teacher_stats.solver_calls
+                    q["membership"] += rm.query_stats.membership_asked
+                    q["precheck"] += rm.query_stats.by_precheck
+                    q["guess"] += rm.query_stats.by_guess
+                    q["fixed"] += rm.query_stats.guesses_fixed
+                    q["runs"] += 1
+            for mode in modes:
+                qstats[mode]["failed"] += results.get(mode) is None
             r = results.get(modes[0])
             if r is None:
                 timeouts += 1
@@ -134,7 +140,7 @@ def main() -> int:
                 saved = 1 - lz["solver_calls"] / bl["solver_calls"] if bl["solver_calls"] else 0
                 tchange = 1 - lz["time"] / bl["time"] if bl["time"] else 0
                 p = 1 - lz["fixed"] / lz["guess"] if lz["guess"] else 1.0
-                lazyrows.append([bench, int(lz["runs"]), f"{p:.1%}", f"{tchange:+.1%}", f"{saved:.1%}",
+                lazyrows.append([bench, int(lz["runs"]), int(bl["failed"]), int(lz["failed"]), f"{p:.1%}", f"{tchange:+.1%}", f"{saved:.1%}",
                                  int(bl["solver_calls"]), int(lz["solver_calls"]), f"{bl['time']:.1f}",
                                  f"{lz['time']:.1f}", f"{int(lz['same_words'])}/{int(lz['runs'])}",
                                  f"{int(lz['same_automaton'])}/{int(lz['runs'])}",
@@ -144,10 +150,11 @@ def main() -> int:
     if costrows:
         print("\nCost per benchmark, bounds and mode")
         print(table(costrows, ["benchmark", "b", "bwl", "mode", "states", "membership", "pre-check", "cache",
-                               "pre-check of uncached", "guessed", "solver calls", "solver s", "encoding s", "conjectures", "s"]))
+                               "pre-check of uncached", "guessed", "wrong guesses", "solver calls", "solver s", "encoding s", "conjectures", "s"]))
     if lazyrows:
         print("\nLazy learning against the baseline (paper Table 2)")
-        print(table(lazyrows, ["benchmark", "runs", "p (correct guesses)", "runtime decrease", "solver calls saved",
+        print("(totals over the runs both modes finished; timeouts of each mode counted apart)")
+        print(table(lazyrows, ["benchmark", "runs", "baseline timeouts", "lazy timeouts", "p (correct guesses)", "runtime decrease", "solver calls saved",
                                "baseline calls", "lazy calls", "baseline s", "lazy s", "same words <= bwl",
                                "same DFA",
                                "pre-check share"]))
