@@ -48,10 +48,6 @@ def rename(d: DFA) -> DFA:
     return DFA(alpha, d.num_states, d.initial, d.accepting, trans)
 
 
-def words_upto(d: DFA, n: int) -> set:
-    return set(d.words(n)) if not d.is_empty() else set()
-
-
 def main() -> int:
     root, parser = benchmarks_dir(description=__doc__)
     parser.add_argument("--only", default="", help="only benchmarks whose name contains this")
@@ -121,11 +117,11 @@ def main() -> int:
                 continue
             if len(modes) > 1 and results.get(modes[1]) is not None:
                 other = results[modes[1]].automaton
-                qstats[modes[0]]["same_words"] += words_upto(other, bwl) == words_upto(r.automaton, bwl)
+                qstats[modes[0]]["same_words"] += other.agree_upto(r.automaton, bwl)
                 qstats[modes[0]]["same_automaton"] += other.minimize().equivalent(r.automaton.minimize())
             done += 1
             ours = r.automaton
-            ok_bwl = words_upto(ours, bwl) == words_upto(ref, bwl)  # bwl counts the assert letter (Fig. 9)
+            ok_bwl = ours.agree_upto(ref, bwl)  # bwl counts the assert letter (Fig. 9)
             ok_dfa = ours.minimize().equivalent(ref.minimize())
             agree_bwl += ok_bwl
             agree_dfa += ok_dfa

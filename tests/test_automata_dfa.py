@@ -113,6 +113,15 @@ def test_words_lists_the_language_in_shortlex_order(seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
+def test_agree_upto_is_equality_of_short_languages(seed):
+    rng = random.Random(3500 + seed)
+    a, b = random_dfa(rng, max_states=3), random_dfa(rng, max_states=3)
+    alpha = tuple(dict.fromkeys(a.alphabet + b.alphabet))
+    for n in range(MAX_LEN + 1):
+        assert a.agree_upto(b, n) == (language(a, alpha, n) == language(b, alpha, n)), n
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_minimize_has_myhill_nerode_many_states(seed):
     rng = random.Random(4000 + seed)
     d = random_dfa(rng)

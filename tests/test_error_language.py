@@ -68,6 +68,21 @@ def test_membership_answers_are_exact():
     assert t.stats.solver_members >= 2
 
 
+def test_accepted_word_check_is_cut_visibly():
+    """Condition (6) enumerates the conjecture's accepted words: on a conjecture with
+    too many of them the check stops, and says so instead of claiming them verified."""
+    inst = instrument(load_program(FIG2), AlphabetSpec())
+    t = ErrorTeacher(inst, 4, 4, CFGOracle(inst.program, inst.targets))
+    # (g|f)* assert: accepts words like `assert` and `g f f assert` that are no failing runs.
+    loose = DFA(("g", "f", "assert"), 2, 0, frozenset({1}), {(0, "g"): 0, (0, "f"): 0, (0, "assert"): 1})
+    assert t._spurious_word(loose) == ("assert",)
+    assert not t.spurious_incomplete
+    assert t._spurious_word(fig5c()) is None  # every accepted word of <= 4 letters is a failing run
+    assert not t.spurious_incomplete and t.stats.accepted_check_cut == 0
+    assert t._spurious_word(fig5c(), budget=1) is None  # `f assert` checked, `g f assert` not
+    assert t.spurious_incomplete and t.stats.accepted_check_cut == 1
+
+
 def test_cfg_precheck_is_sound():
     """A word the pre-check rejects is never a member (checked by the solver)."""
     inst = instrument(load_program(str(C_DIR / "fig8.c")), AlphabetSpec())

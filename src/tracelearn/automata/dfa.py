@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 Word = tuple[str, ...]
@@ -324,22 +324,36 @@ class DFA:
     def equivalent(self, other: DFA) -> bool:
         return self.equivalence_witness(other) is None
 
+    def agree_upto(self, other: DFA, max_len: int) -> bool:
+        """Same accepted words of length at most ``max_len`` (the witness is a
+        shortest disagreement, so no enumeration of words is needed)."""
+        w = self.equivalence_witness(other)
+        return w is None or len(w) > max_len
+
     def words(self, max_len: int) -> list[Word]:
         """All accepted words of length at most ``max_len``, in shortlex order."""
-        live = self.live_states()
-        out: list[Word] = []
-        level: list[tuple[int, Word]] = [(self.initial, ())] if self.initial in live else []
+        return list(self.iter_words(max_len))
+
+    def iter_words(self, max_len: int) -> Iterator[Word]:
+        """The accepted words of length at most ``max_len`` one by one, in shortlex
+        order. Memory stays linear in ``max_len`` (the language may be huge): a
+        prefix is extended only towards states that accept in exactly the letters left."""
+        # can[k]: states from which some word of exactly k letters is accepted.
+        can: list[set[int]] = [set(self.accepting)]
+        for _ in range(max_len):
+            prev = can[-1]
+            can.append({s for (s, _a), t in self.transitions.items() if t in prev})
         for n in range(max_len + 1):
-            nxt: list[tuple[int, Word]] = []
-            for s, w in level:
-                if s in self.accepting:
-                    out.append(w)
-                if n < max_len:
-                    for a, t in self.successors(s):
-                        if t in live:
-                            nxt.append((t, w + (a,)))
-            level = nxt
-        return out
+            if self.initial not in can[n]:
+                continue
+            stack: list[tuple[int, Word]] = [(self.initial, ())]
+            while stack:
+                s, w = stack.pop()
+                if len(w) == n:
+                    yield w
+                    continue
+                rest = can[n - len(w) - 1]
+                stack.extend((t, w + (a,)) for a, t in reversed(self.successors(s)) if t in rest)
 
     # ------------------------------------------------------------ JSON
 

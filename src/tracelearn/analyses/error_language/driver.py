@@ -144,6 +144,9 @@ def explain_program(program: Program, opts: ExplainOptions) -> ExplainResult:
             except LearningError as e:
                 raise TracelearnError(f"learning failed at b={b}, bwl={bwl}: {e}") from None
             dfa = res.dfa
+            if teacher.spurious_incomplete:
+                notes.append(f"b={b}, bwl={bwl}: the conjecture accepts too many words of <= bwl letters to verify "
+                             "each; the first ones were failing runs, the rest are unverified")
             shown = dfa.remove_sink()
             changed = prev is None or not prev.equivalent(dfa)
             back = shown.has_edges_from_accepting()
@@ -187,9 +190,9 @@ def _word_witnesses(teacher: ErrorTeacher, dfa: DFA, bwl: int, limit: int, notes
     along it (pv's --debug traces, Sec. 7.3)."""
     words: dict[Word, list] = {}
     records: dict[Word, list[dict]] = {}
-    if dfa.is_empty():
+    if dfa.is_empty() or limit <= 0:
         return words, records
-    for w in dfa.words(bwl):
+    for w in dfa.iter_words(bwl):
         if len(words) >= limit:
             notes.append(f"witnesses stored for the first {limit} accepted words only")
             break

@@ -48,6 +48,7 @@ class TeacherStats:
     solver_time_s: float = 0.0
     encode_time_s: float = 0.0
     spurious_checked: int = 0  # accepted words verified at conjecture time
+    accepted_check_cut: int = 0  # conjectures whose accepted words were too many to verify all
 
     def to_json(self) -> dict:
         return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
@@ -338,28 +339,27 @@ class ErrorTeacher:
         return w
 
     def _spurious_word(self, hyp, budget: int = 20000) -> Word | None:
-        """An accepted word of length <= bwl that is not a member (BFS order)."""
-        from collections import deque
+        """An accepted word of length <= bwl that is not a member (shortlex order).
 
-        live = hyp.live_states()  # prefixes that cannot reach acceptance are not explored
-        q = deque([(hyp.initial, ())] if hyp.initial in live else [])
+        The accepted words are enumerated (lazily: only prefixes that can still be
+        accepted within bwl letters are extended), so the check stops after ``budget``
+        words: ``spurious_incomplete`` then tells the caller that this conjecture's
+        words were not all verified."""
+        self.spurious_incomplete = False
         checked = 0
-        while q:
-            s, w = q.popleft()
-            if s in hyp.accepting and w:
-                checked += 1
-                self.stats.spurious_checked += 1
-                if not self.member(w):
-                    return w
-                if checked >= budget:
-                    self.spurious_incomplete = True
-                    return None
-            if len(w) >= self.bwl:
+        for w in hyp.iter_words(self.bwl):
+            if not w:
                 continue
-            for a in self.alphabet:
-                t = hyp.transitions.get((s, a))
-                if t is not None and t in live:
-                    q.append((t, w + (a,)))
+            checked += 1
+            if checked % 256 == 0 and time.perf_counter() > self.deadline:
+                raise TeacherTimeout("deadline reached while checking the conjecture's accepted words")
+            self.stats.spurious_checked += 1
+            if not self.member(w):
+                return w
+            if checked >= budget:
+                self.spurious_incomplete = True
+                self.stats.accepted_check_cut += 1
+                return None
         return None
 
     spurious_incomplete = False
