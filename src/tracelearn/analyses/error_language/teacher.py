@@ -77,6 +77,7 @@ class ErrorTeacher:
         self.deadline = time.perf_counter() + timeout_s
         self.answers: dict[Word, bool] = {}  # solver answers at this bound
         self.witnesses: dict[Word, Witness] = {}
+        self.spurious_incomplete = False  # the last conjecture's accepted words were not all verified
         t0 = time.perf_counter()
         opts = SymexOptions()
         if cbmc_semantics:
@@ -361,8 +362,6 @@ class ErrorTeacher:
                 self.stats.accepted_check_cut += 1
                 return None
         return None
-
-    spurious_incomplete = False
 
 
 class TeacherTimeout(Exception):
