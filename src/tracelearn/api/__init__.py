@@ -1,0 +1,15 @@
+"""The Python API: one function per command, returning the data of its ``--json``.
+
+    import tracelearn
+    doc = tracelearn.check("prog.c", bound=4)
+    doc["verdict"]          # "false", "true", "true-up-to-bound" or "unknown"
+
+Errors a user can cause raise :class:`tracelearn.errors.TracelearnError`.
+"""
+
+from __future__ import annotations
+
+from .check import check
+from .explain import diff, explain, merge
+
+__all__ = ["check", "explain", "diff", "merge"]
