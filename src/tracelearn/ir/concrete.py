@@ -148,11 +148,11 @@ def cast(to: CType, frm: CType, v):
     if isinstance(frm, FloatType):
         x = v
         width = int_bits(to)
+        if isinstance(to, IntType) and to.is_bool:  # C11 6.3.1.2: compares unequal to 0 (NaN, inf too)
+            return 1 if x != 0.0 else 0
         if math.isnan(x) or math.isinf(x):
             return wrap(to, -(1 << (width - 1))) if signed_of(to) else 0
         i = math.trunc(x)
-        if isinstance(to, IntType) and to.is_bool:
-            return 1 if x != 0.0 else 0
         lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed_of(to) else (0, (1 << width) - 1)
         if i < lo or i > hi:
             return wrap(to, -(1 << (width - 1))) if signed_of(to) else 0
