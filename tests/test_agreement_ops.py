@@ -156,3 +156,90 @@ def test_conversions(to, frm) -> None:
         else:
             assert got == want, f"({to}) {v!r} : {frm}"
     check()
+
+
+# ------------------------------------------- the interpreter's compiled operators
+# The interpreter compiles expressions to closures with fast paths of its own
+# (``_Compiler.binary``/``cast``): hold them to ``ir.concrete`` too, through a
+# one-procedure IR program ``f(a, b) { return a OP b; }``.
+
+from tracelearn.ir.expr import Binary, Cast, Reg, Unary  # noqa: E402
+from tracelearn.ir.program import Block, Procedure, Program, Return, SourceLoc, Variable  # noqa: E402
+from tracelearn.ir.types import FunctionType  # noqa: E402
+from tracelearn.semantics.interpreter import Interpreter  # noqa: E402
+
+_LOC = SourceLoc("agreement.c", 1, 1)
+
+
+def _interpreter_fn(expr_of, param_types, ret):
+    """An interpreter running ``f(params) { return expr_of(regs); }``."""
+    params = [Variable(f"p{i}", f"p{i}", t, False, _LOC, True) for i, t in enumerate(param_types)]
+    regs = [Reg(p.name, p.type) for p in params]
+    f = Procedure("f", FunctionType(ret, tuple(param_types), False, True), params, [],
+                  [Block(0, [], Return(expr_of(*regs), _LOC), _LOC)], _LOC)
+    init = Procedure("__tl_init_globals", FunctionType(STD["LP64"].void, (), False, True), [], [],
+                     [Block(0, [], Return(None, _LOC), _LOC)], _LOC)
+    prog = Program(DataModel.named("LP64"), {}, {"f": f, "__tl_init_globals": init}, {}, "f")
+    it = Interpreter(prog)
+    it.steps = it.stmts = 0  # per-run counters that ``run`` would reset
+
+    def call(*args):
+        it.steps = it.stmts = 0
+        return it.execute("f", list(args))
+    return call
+
+
+@pytest.mark.parametrize("t", ARITH_INT_TYPES + FLOAT_TYPES, ids=str)
+@pytest.mark.parametrize("op", INT_OPS + CMP_OPS)
+def test_interpreter_binary_operators(op: str, t) -> None:
+    if isinstance(t, FloatType) and op not in FLOAT_OPS + CMP_OPS:
+        pytest.skip("not an operator on floating types")
+    cmp = op in CMP_OPS
+    rt = STD["LP64"].int if cmp else t
+    run = _interpreter_fn(lambda a, b: Binary(op, rt, a, b, t if cmp else None), [t, t], rt)
+    strat = float_value(t) if isinstance(t, FloatType) else int_value(t)
+
+    @settings(max_examples=60, deadline=None)
+    @given(strat, strat)
+    def check(a, b) -> None:
+        if op in ("div", "rem") and not isinstance(t, FloatType) and b == 0:
+            return
+        want = concrete.binary(op, rt, a, b, t if cmp else None)
+        got = run(a, b)
+        if isinstance(rt, FloatType):
+            assert same_float(got, want, rt), f"{a!r} {op} {b!r} : {t}"
+        else:
+            assert got == want, f"{a} {op} {b} : {t}"
+    check()
+
+
+@pytest.mark.parametrize("frm", INT_TYPES + FLOAT_TYPES, ids=str)
+@pytest.mark.parametrize("to", [t for t in INT_TYPES + FLOAT_TYPES if not getattr(t, "is_bool", False)], ids=str)
+def test_interpreter_conversions(to, frm) -> None:
+    run = _interpreter_fn(lambda a: Cast(to, a), [frm], to)
+    strat = float_value(frm) if isinstance(frm, FloatType) else int_value(frm)
+
+    @settings(max_examples=40, deadline=None)
+    @given(strat)
+    def check(v) -> None:
+        want = concrete.cast(to, frm, v)
+        got = run(v)
+        if isinstance(to, FloatType):
+            assert same_float(got, want, to), f"({to}) {v!r} : {frm}"
+        else:
+            assert got == want, f"({to}) {v!r} : {frm}"
+    check()
+
+
+@pytest.mark.parametrize("t", ARITH_INT_TYPES + FLOAT_TYPES, ids=str)
+def test_interpreter_negation(t) -> None:
+    run = _interpreter_fn(lambda a: Unary("neg", t, a), [t], t)
+    strat = float_value(t) if isinstance(t, FloatType) else int_value(t)
+
+    @settings(max_examples=40, deadline=None)
+    @given(strat)
+    def check(v) -> None:
+        want = concrete.unary("neg", t, v)
+        got = run(v)
+        assert same_float(got, want, t) if isinstance(t, FloatType) else got == norm(t, want)
+    check()
