@@ -756,6 +756,11 @@ class ExprLowering:
                 special = self.builtin_call(fn.name, args, node, want)
                 if special is not NotImplemented:
                     return special
+            elif not isinstance(b, VarBinding) and fn.name in B.ERROR_CALLS:
+                # SV-COMP: calling the error function is the violation, whatever the
+                # program's own body does (empty, __assert_fail, ...). The body still
+                # runs when the error-call check is switched off.
+                self.error_call_check(fn.name, node)
             if b is None:
                 b = self.implicit_declaration(fn.name, node)
         callee_lv = None
@@ -831,6 +836,11 @@ class ExprLowering:
         self.func_types.setdefault(name, ft)
         return b
 
+    def error_call_check(self, name: str, node: c_ast.Node) -> None:
+        loc = self.loc(node)
+        pid = self.ctx.stable_id(loc, "error-call")
+        self.emit(Assert(Const(self.std.int, 0), loc, pid, "error-call", f"call to {name}()", name), node)
+
     def builtin_call(self, name: str, args: list[c_ast.Node], node: c_ast.Node, want: bool):
         """Lower verifier built-ins; NotImplemented when ``name`` is not one."""
         loc = self.loc(node)
@@ -853,8 +863,7 @@ class ExprLowering:
             self.emit(Assume(c, loc), node)
             return None
         if name in B.ERROR_CALLS:
-            pid = self.ctx.stable_id(loc, "error-call")
-            self.emit(Assert(Const(self.std.int, 0), loc, pid, "error-call", f"call to {name}()", name), node)
+            self.error_call_check(name, node)
             cfg.terminate(Exit(None, loc, "abort"), loc)
             return None
         if name in B.ASSERTS:
