@@ -62,13 +62,16 @@ def float_literal(text: str, std: StdTypes) -> tuple[float, CType]:
 
 
 def _unescape(body: str) -> list[int]:
-    """Bytes of a C string/char literal body (between the quotes), UTF-8 for non-ASCII."""
+    """Bytes of a C string/char literal body (between the quotes).
+
+    The source text is its bytes read as latin-1 (see ``preprocess``): each
+    character is one byte of the file, kept as it is (UTF-8 stays UTF-8)."""
     out: list[int] = []
     i = 0
     while i < len(body):
         c = body[i]
         if c != "\\":
-            out.extend(c.encode("utf-8"))
+            out.extend(c.encode("latin-1") if ord(c) < 256 else c.encode("utf-8"))
             i += 1
             continue
         i += 1

@@ -150,6 +150,9 @@ def _where(text: str, offset: int) -> str:
     return f"{file}:{line}:{offset - line_start + 1}"
 
 
+SOURCE_ENCODING = "latin-1"
+
+
 def _run_cpp(cpp: str, source: Path, macros: dict[str, str], dirs: list[str]) -> str:
     args = [cpp, "-E", "-undef", "-nostdinc", "-std=gnu11"]
     if Path(cpp).name in ("gcc", "clang"):
@@ -159,7 +162,9 @@ def _run_cpp(cpp: str, source: Path, macros: dict[str, str], dirs: list[str]) ->
     for k, v in macros.items():
         args.append(f"-D{k}={v}")
     args.append(str(source))
-    proc = subprocess.run(args, capture_output=True, text=True, errors="replace")
+    # Sources are bytes: latin-1 maps each byte to one character and back, so a
+    # literal's non-UTF-8 bytes reach the program unchanged (as gcc keeps them).
+    proc = subprocess.run(args, capture_output=True, text=True, encoding=SOURCE_ENCODING)
     if proc.returncode != 0:
         raise ParseError(_first_cpp_error(proc.stderr, source))
     return proc.stdout
@@ -183,12 +188,13 @@ def _run_pcpp(source: Path, macros: dict[str, str], dirs: list[str]) -> str:
             errors.append(f"{file}:{line}:0: preprocessor: {msg}")
 
     pp = _Quiet()
+    pp.assume_encoding = SOURCE_ENCODING
     pp.line_directive = "#"
     for d in dirs:
         pp.add_path(d)
     for k, v in macros.items():
         pp.define(f"{k} {v}")
-    pp.parse(source.read_text(errors="replace"), str(source))
+    pp.parse(source.read_text(encoding=SOURCE_ENCODING), str(source))
     out = io.StringIO()
     pp.write(out)
     if errors:
