@@ -37,8 +37,6 @@ GNU_DEFINES = {
     "__signed": "signed",
     "_Noreturn": "",
     "__builtin_expect(x,y)": "(x)",
-    "__asm__(x)": "",
-    "__asm(x)": "",
     "__PRETTY_FUNCTION__": '"function"',
     "__FUNCTION__": '"function"',
     "__func__": '"function"',
@@ -107,6 +105,7 @@ def preprocess(
     else:
         text, tool = _run_pcpp(source, macros, dirs), "pcpp"
     text, renamed = rename_dollars(text)
+    text = strip_asm_labels(text)
     text = strip_attributes(text)
     return Preprocessed(text, tool, renamed)
 
@@ -225,3 +224,88 @@ def rename_dollars(text: str) -> tuple[str, bool]:
 
 def display_name(name: str) -> str:
     return name.replace(DOLLAR, "$")
+
+
+_ASM_WORDS = {"asm", "__asm", "__asm__"}
+_ASM_QUALIFIERS = {"volatile", "__volatile__", "__volatile", "goto", "inline", "__inline", "__inline__"}
+
+
+def strip_asm_labels(text: str) -> str:
+    """Remove asm labels of declarations; refuse inline assembly.
+
+    ``int f(void) __asm__("g");`` and ``register int r __asm__("eax");`` only rename a
+    symbol or pin a register (glibc's headers are full of them): removed. Every other
+    ``asm``/``__asm__`` is inline assembly, whose effect tracelearn cannot know: one
+    clear error, never a silently wrong verdict."""
+    if "asm" not in text:
+        return text
+    spans: list[tuple[int, int]] = []  # asm labels to remove
+    depth = 0
+    prev = ""  # previous significant token
+    line_start = True
+    in_marker = False
+    toks = list(_TOKENS.finditer(text))
+    i = 0
+    while i < len(toks):
+        m = toks[i]
+        tok = m.group(0)
+        i += 1
+        if tok == "\n":
+            line_start, in_marker = True, False
+            continue
+        if tok.isspace():
+            continue
+        if line_start and tok == "#":
+            in_marker = True  # a line marker or #pragma: not C tokens
+        line_start = False
+        if in_marker:
+            continue
+        if tok in _ASM_WORDS:
+            j = i
+            while j < len(toks) and (toks[j].group(0).isspace() or toks[j].group(0) in _ASM_QUALIFIERS):
+                j += 1
+            if j < len(toks) and toks[j].group(0) == "(":
+                end = _close_paren(toks, j)
+                body = [t.group(0) for t in toks[j + 1:end] if not t.group(0).isspace()]
+                label = body and all(t.startswith('"') for t in body) and j == _skip_space(toks, i)
+                declarator = prev[:1].isalpha() or prev[:1] == "_" or prev == "]" or (prev == ")" and depth == 0)
+                if label and declarator and prev not in _STATEMENT_WORDS:
+                    spans.append((m.start(), toks[end].end()))
+                    i = end + 1
+                    continue
+                raise UnsupportedError("unsupported construct: inline assembly", _where(text, m.start()))
+        if tok == "{":
+            depth += 1
+        elif tok == "}":
+            depth -= 1
+        prev = tok
+    if not spans:
+        return text
+    out, pos = [], 0
+    for a, b in spans:
+        out.append(text[pos:a])
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
+
+
+_STATEMENT_WORDS = {"else", "do", "return", "case", "default"}
+
+
+def _skip_space(toks: list, i: int) -> int:
+    while i < len(toks) and toks[i].group(0).isspace():
+        i += 1
+    return i
+
+
+def _close_paren(toks: list, j: int) -> int:
+    depth = 0
+    for k in range(j, len(toks)):
+        t = toks[k].group(0)
+        if t == "(":
+            depth += 1
+        elif t == ")":
+            depth -= 1
+            if depth == 0:
+                return k
+    return len(toks) - 1
