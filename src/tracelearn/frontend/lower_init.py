@@ -81,6 +81,11 @@ class InitLowering:
 
     def position(self, t: CType, designator: c_ast.Node) -> tuple[int, CType, int, Field | None]:
         """Index, type, offset and bit-field of a designated sub-object."""
+        array_designator = getattr(c_ast, "ArrayDesignator", None)  # pycparser >= 3: `[i]` is wrapped
+        if array_designator is not None and isinstance(designator, array_designator):
+            if not isinstance(t, ArrayType):
+                raise TracelearnError(f"array designator in an initializer of '{t}'", self.where(designator))
+            designator = designator.expr
         if isinstance(t, ArrayType):
             i = self.const_int(designator)
             if i < 0 or (t.length is not None and i >= t.length):
