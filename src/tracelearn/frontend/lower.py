@@ -7,6 +7,7 @@ from typing import Callable, TypeVar
 
 from pycparser import c_ast, c_generator
 
+from ..bigstack import run_with_big_stack
 from ..errors import TracelearnError, UnsupportedError
 from ..ir.datamodel import DataModel, StdTypes
 from ..ir.expr import Const, Reg
@@ -29,7 +30,7 @@ from .lower_init import InitLowering
 from .lower_stmt import StmtLowering
 from .lvalues import LVMem, LVReg
 from .parser import parse_text
-from .preprocess import display_name, preprocess
+from .preprocess import display_name, preprocess, where_in_preprocessed
 from .scopes import FuncBinding, Scopes, VarBinding
 from .typebuilder import TypeBuilder
 
@@ -359,6 +360,19 @@ def lower_ast(ast: c_ast.FileAST, filename: str, std: StdTypes, checks: frozense
     return low
 
 
+def deepest_nesting(text: str) -> str:
+    """file:line:col of the most deeply nested parenthesis or brace of preprocessed text."""
+    depth = best = best_at = 0
+    for i, c in enumerate(text):
+        if c in "([{":
+            depth += 1
+            if depth > best:
+                best, best_at = depth, i
+        elif c in ")]}":
+            depth -= 1
+    return where_in_preprocessed(text, best_at)
+
+
 DEFAULT_CHECKS = frozenset({"bounds", "div-by-zero"})
 
 
@@ -375,9 +389,18 @@ def load_program(
     dm = data_model if isinstance(data_model, DataModel) else DataModel.named(data_model)
     std = StdTypes(dm)
     pre = preprocess(path, dm, include_dirs, defines, use_system_cpp)
-    ast = parse_text(pre.text, path)
-    low = lower_ast(ast, path, std, checks)
-    program = assemble(low, std, entry, checks)
+
+    def front() -> tuple[Lowerer, Program]:
+        try:
+            ast = parse_text(pre.text, path)
+        except RecursionError:
+            raise UnsupportedError("expression nested too deeply", deepest_nesting(pre.text)) from None
+        low = lower_ast(ast, path, std, checks)
+        return low, assemble(low, std, entry, checks)
+
+    # pycparser and the lowering recurse once per nesting level (about 20 frames
+    # per parenthesis): a thread with a big stack takes machine-written code too.
+    low, program = run_with_big_stack(front)
     program.warnings = pre.warnings + low.warnings
     try:
         program.sources[path] = Path(path).read_text(errors="replace").splitlines()

@@ -130,7 +130,7 @@ def strip_attributes(text: str) -> str:
         body = text[m.end():i - 1]
         if re.search(r"\b_*packed_*\b", body):
             raise UnsupportedError("unsupported construct: __attribute__((packed)) (use #pragma pack)",
-                                   _where(text, m.start()))
+                                   where_in_preprocessed(text, m.start()))
         out.append(text[pos:m.start()])
         out.append(" " * 0)
         pos = i
@@ -138,7 +138,7 @@ def strip_attributes(text: str) -> str:
     return "".join(out)
 
 
-def _where(text: str, offset: int) -> str:
+def where_in_preprocessed(text: str, offset: int) -> str:
     """file:line:col of an offset of preprocessed text, from its line markers."""
     file, line = "<input>", 1
     line_start = text.rfind("\n", 0, offset) + 1
@@ -273,7 +273,7 @@ def strip_asm_labels(text: str) -> str:
                     spans.append((m.start(), toks[end].end()))
                     i = end + 1
                     continue
-                raise UnsupportedError("unsupported construct: inline assembly", _where(text, m.start()))
+                raise UnsupportedError("unsupported construct: inline assembly", where_in_preprocessed(text, m.start()))
         if tok == "{":
             depth += 1
         elif tok == "}":

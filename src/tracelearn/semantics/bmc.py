@@ -19,7 +19,7 @@ from ..ir.types import CType, FloatType, IntType, PointerType
 from .equation import Equation, Step
 from .inputs import InputSource
 from .interpreter import ALL_CHECKS, Interpreter, InterpOptions
-from .bigstack import run_with_big_stack
+from ..bigstack import run_with_big_stack
 from .symex import SymbolicExecutor, SymexLimit, SymexOptions
 
 

@@ -1,5 +1,6 @@
-"""Run deeply recursive work (symbolic execution inlines recursion) on a thread
-with a large stack, so Python's recursion limit is not the unwinding bound."""
+"""Run deeply recursive work (parsing nested expressions, symbolic execution of
+recursion) on a thread with a large stack, so Python's recursion limit is not
+the bound."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def run_with_big_stack(fn: Callable[[], T]) -> T:
     try:
         threading.stack_size(STACK_BYTES)
         sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
-        t = threading.Thread(target=target, name="tracelearn-symex")
+        t = threading.Thread(target=target, name="tracelearn-deep")
         t.start()
         t.join()
     finally:
