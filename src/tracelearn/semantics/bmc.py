@@ -312,6 +312,9 @@ def check(program: Program, opts: CheckOptions) -> CheckResult:
             break
         if enc.eq.unsupported:
             return CheckResult("unknown", b, None, stats, f"unsupported: {cut}", approximations, enc)
+        ub = _switched_off_violation(enc, opts.checks, stats)
+        if ub is not None:
+            return CheckResult("unknown", b, None, stats, ub, approximations, enc)
         last_done, last_enc = b, enc
         unw = [s.guard for s in enc.eq.unwinds()]
         if not unw:
@@ -328,6 +331,32 @@ def check(program: Program, opts: CheckOptions) -> CheckResult:
     if last_done is not None:
         return CheckResult("true-up-to-bound", last_done, None, stats, reason, approximations, last_enc)
     return CheckResult("unknown", None, None, stats, reason or "no bound completed", approximations, None)
+
+
+# Runtime checks whose failure is undefined behaviour: switched off, the engines do
+# not follow a path past a failing one, so a `true` could hide what comes after.
+UNDEFINED_BEHAVIOUR_CHECKS = frozenset({"bounds", "pointer", "div-by-zero"})
+
+
+def _switched_off_violation(enc: Encoding, checks: frozenset[str], stats: SolverStats) -> str | None:
+    """Why the verdict cannot be `true` although every selected check holds: a
+    switched-off runtime check can fail (undefined behaviour; what follows it is not
+    analysed). ``None`` when no such failure is reachable within the bound."""
+    off = UNDEFINED_BEHAVIOUR_CHECKS - checks
+    steps = [s for s in enc.checks(off)] if off else []
+    if not steps:
+        return None
+    r, model = enc.solve(z3.Or(*[s.violation for s in steps]))
+    stats.calls += enc.stats.calls
+    stats.time_s += enc.stats.time_s
+    enc.stats = SolverStats()
+    if r == "unsat":
+        return None
+    if r != "sat":
+        return "could not decide whether a switched-off runtime check fails (solver: " + str(r) + ")"
+    hit = next(s for s in steps if z3.is_true(model.eval(s.violation, model_completion=True)))
+    return (f"undefined behaviour at {hit.loc} ({hit.prop_kind} check switched off: {hit.message}); "
+            f"the paths through it are not analysed")
 
 
 def _deepening(max_bound: int):
