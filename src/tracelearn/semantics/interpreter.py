@@ -23,7 +23,7 @@ from ..ir.types import ArrayType, CType, FloatType, IntType, PointerType
 from ..ir.values import round_f32
 from .inputs import InputRecord, InputSource
 from .layout import HEAP_BASE, STACK_BASE, Bump, layout_globals
-from .memory import Memory, MemObject, MemoryFault, decode, encode
+from .memory import FREE_NOT_HEAP, FREE_TWICE, Memory, MemObject, MemoryFault, decode, encode
 
 ALL_CHECKS = frozenset({"assertion", "error-call", "bounds", "pointer", "div-by-zero"})
 
@@ -347,9 +347,11 @@ class Interpreter:
 
     # -------------------------------------------------------------- errors
 
-    def fault(self, e: MemoryFault, loc: SourceLoc) -> None:
+    def fault(self, e: MemoryFault, loc: SourceLoc, sub: str = "pointer") -> None:
+        """A memory-safety violation; ``sub`` names the property (``pointer``, ``free``),
+        as the model checker names it, so that a counterexample's replay matches."""
         if "pointer" in self.opt.checks:
-            raise _Violated(Violation("pointer", f"{loc}:pointer", loc, e.message))
+            raise _Violated(Violation("pointer", f"{loc}:{sub}", loc, e.message))
         raise _Infeasible(e.message)
 
     # ------------------------------------------------------------- compile
@@ -639,8 +641,7 @@ class _Compiler:
                     return
                 obj = it.heap.get(p)
                 if obj is None or not obj.alive:
-                    what = "double free" if obj is not None else "free of a pointer that is not a heap block"
-                    it.fault(MemoryFault(f"{what} ({p:#x})"), loc)
+                    it.fault(MemoryFault(FREE_TWICE if obj is not None else FREE_NOT_HEAP), loc, "free")
                 obj.alive = False
             return free
         raise TypeError(f"cannot compile statement {s!r}")

@@ -115,3 +115,8 @@ def encode(t: CType, v) -> bytes:
     if len(b) != t.size:
         raise ValueError(f"aggregate of {len(b)} bytes for {t} of {t.size}")
     return b
+
+
+# Messages both engines give for a bad free (one wording, so traces agree).
+FREE_NOT_HEAP = "free of a pointer that is not the start of a heap block"
+FREE_TWICE = "double free: the heap block was already freed"

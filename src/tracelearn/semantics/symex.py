@@ -28,6 +28,7 @@ from . import symexpr as S
 from .equation import Equation, Step
 from .layout import HEAP_BASE, INVALID_BASE, INVALID_SIZE, STACK_BASE, Bump, layout_globals
 from .symstate import SVal, State, SymObject, pts_union
+from .memory import FREE_NOT_HEAP, FREE_TWICE
 
 MAX_ARGC = 4
 ARGV_STRING = 16  # bytes of each nondeterministic argv string (plus a NUL)
@@ -701,7 +702,17 @@ class SymbolicExecutor:
             out.append((o, _simp(off), inside))
         valid = z3.Or(*[c for _, _, c in out]) if out else z3.BoolVal(False)
         what = "write" if write else "read"
-        self.check(st, valid, "pointer", f"{loc}:pointer", loc, f"invalid {what} of {n} bytes through a pointer")
+        pid = f"{loc}:pointer"
+        # The commonest causes get their own check first, so that the message is the
+        # interpreter's (one property: the first failing check names the cause).
+        if not is_true(valid):
+            self.check(st, _simp(addr.term != 0), "pointer", pid, loc, "dereference of NULL", "deref")
+            dead = [z3.And(z3.UGE(addr.term, o.base), z3.ULT(addr.term - o.base, o.size if o.size is not None else o.size_term),
+                           z3.Not(st.alive[o.oid]))
+                    for o in cands if o.oid in st.alive and (o.size is None or o.size > 0)]
+            if dead:
+                self.check(st, _simp(z3.Not(z3.Or(*dead))), "pointer", pid, loc, "access to freed memory", "deref")
+        self.check(st, valid, "pointer", pid, loc, f"out-of-bounds {what} of {n} byte{'s' if n != 1 else ''} through a pointer", "deref")
         return out
 
     def load(self, st: State, addr: SVal, t: CType, loc: SourceLoc) -> SVal:
@@ -721,16 +732,26 @@ class SymbolicExecutor:
             pts = pts_union(pts, st.spts.get(o.oid, frozenset()))
         return SVal(S.from_bits(t, _simp(term)), pts)
 
-    def store(self, st: State, addr: SVal, t: CType, v: SVal, loc: SourceLoc) -> None:
+    def store(self, st: State, addr: SVal, t: CType, v: SVal, loc: SourceLoc,
+              when: z3.BoolRef | None = None) -> None:
+        """Write ``v``; with ``when``, only if it holds (a library model writing a
+        byte count it chose): the validity check is asked under ``when`` too."""
         n = max(t.size, 1)
-        hits = self.access(st, addr, n, loc, write=True)
+        guard = st.guard
+        if when is not None:
+            st.guard = z3.And(guard, when)
+        try:
+            hits = self.access(st, addr, n, loc, write=True)
+        finally:
+            st.guard = guard
         bits = S.to_bits(t, v.term)
         if bits.size() != 8 * n:
             bits = S.resize(bits, bits.size(), 8 * n, False)
         for o, off, inside in hits:
             new = o.store(st.mem[o.oid], off, n, bits)
-            if not z3.is_true(inside):
-                new = z3.If(inside, new, st.mem[o.oid])
+            cond = inside if when is None else _simp(z3.And(inside, when))
+            if not z3.is_true(cond):
+                new = z3.If(cond, new, st.mem[o.oid])
             new = _simp(new) if o.is_blob else new
             if not _is_value(new) and o.is_blob:
                 new = self.define(self.fresh_name(f"mem.{o.name}"), t, new)
@@ -740,8 +761,11 @@ class SymbolicExecutor:
     def free(self, st: State, p: SVal, loc: SourceLoc) -> None:
         heap = [self.objects[o] for o in (p.pts if p.pts is not None else st.alive.keys()) if o in st.alive]
         hits = [(o, p.term == o.base) for o in heap]
-        ok = z3.Or(p.term == 0, *[z3.And(c, st.alive[o.oid]) for o, c in hits]) if hits else (p.term == 0)
-        self.check(st, _simp(ok), "pointer", f"{loc}:free", loc, "free of a pointer that is not a live heap block")
+        # Two checks, one property: the messages are the interpreter's, word for word.
+        block = z3.Or(p.term == 0, *[c for _, c in hits])
+        self.check(st, _simp(block), "pointer", f"{loc}:free", loc, FREE_NOT_HEAP, "free")
+        live = z3.Or(p.term == 0, *[z3.And(c, st.alive[o.oid]) for o, c in hits]) if hits else (p.term == 0)
+        self.check(st, _simp(live), "pointer", f"{loc}:free", loc, FREE_TWICE, "free")
         for o, c in hits:
             st.alive[o.oid] = _simp(z3.And(st.alive[o.oid], z3.Not(c)))
 

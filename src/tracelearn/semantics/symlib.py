@@ -156,13 +156,13 @@ class SymLibrary:
         count_t = IntType(sx.pw, True)
         count = self.ranged_input(st, count_t, 0, n, "read() count", call)
         if n:
+            # n bytes are drawn (the interpreter's order), the first `count` written: byte
+            # i is a write only when count > i, so a short read into a small buffer is fine.
             data = sx.input(st, ArrayType(IntType(8, False), n), "read() data", call.loc, "read() data")
-            old = sx.load(st, args[1], ArrayType(IntType(8, False), n), call.loc).term
-            parts = []
+            byte = IntType(8, False)
             for i in range(n):
-                parts.append(z3.If(count.term > i,
-                                   z3.Extract(8 * i + 7, 8 * i, data.term), z3.Extract(8 * i + 7, 8 * i, old)))
-            sx.store(st, args[1], ArrayType(IntType(8, False), n), SVal(z3.Concat(*reversed(parts))), call.loc)
+                at = SVal(args[1].term + i, args[1].pts)
+                sx.store(st, at, byte, SVal(z3.Extract(8 * i + 7, 8 * i, data.term)), call.loc, when=count.term > i)
         return st, SVal(S.resize(count.term, sx.pw, self.ret_type("read").size * 8, True)
                         if self.ret_type("read").size * 8 != sx.pw else count.term)
 
