@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -17,6 +16,7 @@ from ..report.trace_text import counterexample_text
 from ..report.witness import witness_yaml
 from ..semantics.bmc import CheckOptions, check
 from .options import add_frontend_options, parse_checks, parse_defines, parse_loop_bounds, positive, seconds
+from ..report.jsonout import dumps as json_text
 
 
 def add_parser(sub) -> None:
@@ -67,7 +67,7 @@ def run(args) -> int:
         if analysis is not None:
             doc["minimization"] = analysis.minimize_stats.to_json() if analysis.minimize_stats else None
             doc["explanation"] = analysis.explanation.to_json() if analysis.explanation else None
-        print(json.dumps(doc, indent=2))
+        print(json_text(doc, indent=2))
     else:
         for w in program.warnings:
             print(f"warning: {w}", file=sys.stderr)
@@ -82,7 +82,7 @@ def write_outputs(args, program, result, analysis, dm: str) -> None:
     cex = result.counterexample
     if args.sarif:
         doc = sarif_document([cex] if cex is not None else [], result.verdict)
-        Path(args.sarif).write_text(json.dumps(doc, indent=2))
+        Path(args.sarif).write_text(json_text(doc, indent=2))
     if args.witness and cex is not None and analysis is not None:
         Path(args.witness).write_text(witness_yaml(cex, args.file, dm, analysis.waypoints(result)))
     if args.playback and cex is not None:

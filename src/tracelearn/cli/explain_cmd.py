@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from ..report.automaton_doc import explain_document
 from ..report.html_report import html_report
 from ..report.svg_layout import dot_svg
 from .options import add_frontend_options, parse_defines, parse_loop_bounds, positive, seconds
+from ..report.jsonout import dumps as json_text
 
 LEARNERS = ["lstar", "lstar-mp", "kv", "lsharp"]
 
@@ -96,7 +96,7 @@ def run(args) -> int:
     doc = explain_document(result, args.file, options_json(args))
     write_outputs(args, result, doc)
     if args.json:
-        print(json.dumps(doc, indent=2))
+        print(json_text(doc, indent=2))
     else:
         print(summary_text(result, doc))
     return 0

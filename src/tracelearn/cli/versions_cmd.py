@@ -3,12 +3,12 @@ compared (program explanation by default: all runs of main to its end)."""
 
 from __future__ import annotations
 
-import json
 
 from ..analyses.error_language.versions import diff, merge_check
 from ..report.automaton_doc import automaton_json
 from .explain_cmd import add_alphabet_options, learn_file, options_json
 from .options import add_frontend_options
+from ..report.jsonout import dumps as json_text
 
 
 def add_parsers(sub) -> None:
@@ -54,7 +54,7 @@ def _report(args, command: str, learned, diffs) -> int:
                              "automaton": automaton_json(d.dfa),
                              "shortest_word": list(d.dfa.shortest_word() or [])} for d in diffs],
         }
-        print(json.dumps(doc, indent=2))
+        print(json_text(doc, indent=2))
         return 0
     for f, r in learned:
         print(f"{f}: {r.automaton.num_states} states (b = {r.b}, bwl = {r.bwl})")

@@ -5,12 +5,12 @@ witness of each edge."""
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 
 from ..analyses.error_language.driver import ExplainResult
 from ..automata.dot import to_dot
 from .svg_layout import dot_svg, simple_svg
+from .jsonout import dumps as json_text
 
 STYLE = """
 body { font-family: sans-serif; margin: 2em; max-width: 1100px; }
@@ -67,6 +67,6 @@ def html_report(r: ExplainResult, file: str, doc: dict) -> str:
         cls = " class='hl'" if i in hl else ""
         out.append(f"<span id='L{i}'{cls}>{i:5d}  {esc(text)}</span>")
     out.append("</pre><h2>JSON</h2><details><summary>the result document</summary><pre>")
-    out.append(esc(json.dumps(doc, indent=1)))
+    out.append(esc(json_text(doc, indent=1)))
     out.append("</pre></details></body></html>")
     return "\n".join(out)

@@ -4,6 +4,7 @@ runtime checks)."""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from pathlib import Path
@@ -39,6 +40,22 @@ def _fed(i: dict) -> bool:
     return (o.endswith("()") and " " not in o) or o.startswith("parameter ")
 
 
+def _c_double(v) -> str:
+    """A C constant expression for ``v`` (NaN and infinities included)."""
+    x = float(v)
+    if math.isnan(x):
+        return "NAN"
+    if math.isinf(x):
+        return "INFINITY" if x > 0 else "-INFINITY"
+    return repr(x)
+
+
+def _c_int(v) -> str:
+    # An input slot is read either as a double or as an integer: a non-finite
+    # float's integer reading is never used.
+    return str(int(v)) if not isinstance(v, float) or math.isfinite(v) else "0"
+
+
 def playback_harness(program: Program, cex: Counterexample, source: str) -> str:
     values = [i["value"] for i in cex.inputs if _fed(i) and isinstance(i["value"], (int, float))]
     funcs = nondet_functions(program)
@@ -54,8 +71,9 @@ def playback_harness(program: Program, cex: Counterexample, source: str) -> str:
         "#include <stdio.h>",
         "#include <stdlib.h>",
         "#include <assert.h>",
-        f"static const double __tl_values[] = {{ {', '.join(repr(float(v)) for v in values) or '0'} }};",
-        f"static const long long __tl_ints[] = {{ {', '.join(str(int(v)) for v in values) or '0'} }};",
+        "#include <math.h>",
+        f"static const double __tl_values[] = {{ {', '.join(_c_double(v) for v in values) or '0'} }};",
+        f"static const long long __tl_ints[] = {{ {', '.join(_c_int(v) for v in values) or '0'} }};",
         f"static const int __tl_count = {len(values)};",
         "static int __tl_next = 0;",
         "static int __tl_take(void) {",

@@ -8,6 +8,7 @@ constraints on it. ``check`` deepens the bound until it has a verdict.
 
 from __future__ import annotations
 
+import math
 import struct
 import time
 from dataclasses import dataclass, field
@@ -115,6 +116,8 @@ def model_value(model: z3.ModelRef, term: z3.ExprRef, t: CType | None):
     """Python value of ``term`` in ``model`` (ints signed per type, floats, bytes)."""
     v = model.eval(term, model_completion=True)
     if isinstance(t, FloatType):
+        if z3.is_true(model.eval(z3.fpIsNaN(term), model_completion=True)):
+            return math.nan  # z3 leaves a NaN's bits open: asking for them gave 0.0
         bits = model.eval(z3.fpToIEEEBV(term), model_completion=True).as_long()
         fmt, ifmt = ("<f", "<I") if t.width == 32 else ("<d", "<Q")
         return struct.unpack(fmt, struct.pack(ifmt, bits))[0]
