@@ -8,7 +8,7 @@ from ..errors import OptionError
 from ..frontend.lower import load_program
 from ..semantics.inputs import InputSource
 from ..semantics.interpreter import Interpreter, InterpOptions
-from .options import add_frontend_options, parse_defines
+from .options import add_frontend_options, parse_defines, positive
 
 
 def add_parser(sub) -> None:
@@ -16,26 +16,56 @@ def add_parser(sub) -> None:
     p.add_argument("file", help="C source file")
     p.add_argument("--inputs", metavar="V,V,...", help="values of the nondeterministic inputs, in order")
     p.add_argument("--seed", type=int, default=0, help="seed of random inputs once --inputs run out (default 0)")
-    p.add_argument("--max-steps", type=int, default=None, help="stop after this many blocks")
+    p.add_argument("--max-steps", type=positive, default=None, help="stop after this many blocks")
     p.add_argument("args", nargs="*", help="program arguments (after --)")
     add_frontend_options(p)
     p.set_defaults(run=run)
 
 
 def parse_inputs(text: str | None) -> list:
+    """Values of ``--inputs``, in the forms the counterexample reports print:
+
+    integers (``-5``, ``0x1f``), floats (``2.5``, ``1e300``, ``nan``, ``inf``,
+    ``-inf``, C's hex floats ``0x1.8p3``), bytes of an object (``x:00ff10``: an
+    uninitialised array, malloc contents, read() data) and arrays element by
+    element (``{1,2,3}``)."""
     if not text:
         return []
-    out: list = []
-    for part in text.split(","):
-        p = part.strip()
+    return [_value(p) for p in _split(text)]
+
+
+def _split(text: str) -> list[str]:
+    parts, depth, cur = [], 0, []
+    for c in text:
+        if c == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        cur.append(c)
+    parts.append("".join(cur))
+    return [p.strip() for p in parts]
+
+
+def _value(p: str):
+    if p.startswith("{") and p.endswith("}"):
+        inner = p[1:-1].strip()
+        return [_value(x) for x in _split(inner)] if inner else []
+    if p.startswith("x:"):
         try:
-            out.append(int(p, 0))
+            return bytes.fromhex(p[2:])
         except ValueError:
-            try:
-                out.append(float(p))
-            except ValueError:
-                raise OptionError(f"bad input value '{p}' in --inputs") from None
-    return out
+            raise OptionError(f"bad bytes '{p}' in --inputs (x: then hex digits, two per byte)") from None
+    try:
+        return int(p, 0)
+    except ValueError:
+        pass
+    for conv in (float, float.fromhex):
+        try:
+            return conv(p)
+        except ValueError:
+            pass
+    raise OptionError(f"bad input value '{p}' in --inputs (an integer, a float, nan, inf, x:HEX or {{a,b,...}})")
 
 
 def run(args) -> int:

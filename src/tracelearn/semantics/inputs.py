@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 
 from ..ir.program import SourceLoc
-from ..ir.types import CType, FloatType, IntType, PointerType
+from ..errors import OptionError
+from ..ir.types import ArrayType, CType, FloatType, IntType, PointerType
 from ..ir.values import round_f32
 from .layout import INVALID_BASE, INVALID_SIZE
+from .memory import encode
 
 
 @dataclass
@@ -60,24 +63,11 @@ class InputSource:
         self.consumed.append(InputRecord(len(self.consumed), origin, loc, str(t), v))
         return v if lo <= v <= hi else None
 
-    @staticmethod
-    def _coerce(t: CType, v):
-        if isinstance(t, IntType):
-            if isinstance(v, float):
-                v = int(v)
-            return t.wrap(int(v))
-        if isinstance(t, PointerType):
-            return int(v) & ((1 << t.width) - 1)
-        if isinstance(t, FloatType):
-            x = float(v)
-            return round_f32(x) if t.width == 32 else x
-        if isinstance(v, (bytes, bytearray)):
-            b = bytes(v)
-        elif isinstance(v, str):
-            b = bytes.fromhex(v)
-        else:
-            b = int(v).to_bytes(t.size, "little", signed=int(v) < 0)
-        return (b + bytes(t.size))[: t.size]
+    def _coerce(self, t: CType, v):
+        try:
+            return coerce_input(t, v)
+        except (ValueError, OverflowError, TypeError) as e:
+            raise OptionError(f"input #{self._pos + 1} ({v!r}) does not fit {t}: {e}") from None
 
     def _random(self, t: CType):
         r = self._rng
@@ -97,3 +87,41 @@ class InputSource:
                 x = r.uniform(-1e6, 1e6)
             return round_f32(x) if t.width == 32 else x
         return bytes(r.getrandbits(8) for _ in range(t.size))
+
+
+def coerce_input(t: CType, v):
+    """A given input value as a value of type ``t``.
+
+    Integers take ints (and integral floats); floats take any number, NaN and the
+    infinities included; arrays and other objects take their bytes (``bytes``, a hex
+    string) or a list of element values."""
+    if isinstance(t, IntType):
+        if isinstance(v, float):
+            if not math.isfinite(v) or v != int(v):
+                raise ValueError(f"{v} is not an integer")
+            v = int(v)
+        if isinstance(v, (bytes, list)):
+            raise ValueError("an integer is expected")
+        return t.wrap(int(v))
+    if isinstance(t, PointerType):
+        if isinstance(v, float) or isinstance(v, (bytes, list)):
+            raise ValueError("an address (integer) is expected")
+        return int(v) & ((1 << t.width) - 1)
+    if isinstance(t, FloatType):
+        if isinstance(v, (bytes, list)):
+            raise ValueError("a number is expected")
+        x = float(v)
+        return round_f32(x) if t.width == 32 else x
+    if isinstance(v, list):
+        if not isinstance(t, ArrayType) or not t.elem.is_scalar():
+            raise ValueError("a list of values fits only an array of scalars")
+        b = b"".join(encode(t.elem, coerce_input(t.elem, x)) for x in v)
+    elif isinstance(v, (bytes, bytearray)):
+        b = bytes(v)
+    elif isinstance(v, str):
+        b = bytes.fromhex(v)
+    elif isinstance(v, float):
+        raise ValueError("bytes or a list of values are expected")
+    else:
+        b = int(v).to_bytes(t.size, "little", signed=int(v) < 0)
+    return (b + bytes(t.size))[: t.size]
