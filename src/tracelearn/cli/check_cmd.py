@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 from ..frontend.lower import load_program
 from ..report.check_doc import check_document
@@ -15,6 +14,7 @@ from ..report.sarif import sarif_document
 from ..report.trace_text import counterexample_text
 from ..report.witness import witness_yaml
 from ..semantics.bmc import CheckOptions, check
+from .outputs import preflight, write_output
 from .options import add_frontend_options, parse_checks, parse_defines, parse_loop_bounds, positive, seconds
 from ..report.jsonout import dumps as json_text
 
@@ -47,6 +47,9 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     t0 = time.perf_counter()
+    preflight(args.sarif, "--sarif", [args.file])
+    preflight(args.witness, "--witness", [args.file])
+    preflight(args.playback, "--playback", [args.file], directory=True)
     checks = parse_checks(args.checks)
     loop_bounds = parse_loop_bounds(args.unwind_loop)
     dm = args.data_model.upper()
@@ -82,11 +85,19 @@ def write_outputs(args, program, result, analysis, dm: str) -> None:
     cex = result.counterexample
     if args.sarif:
         doc = sarif_document([cex] if cex is not None else [], result.verdict)
-        Path(args.sarif).write_text(json_text(doc, indent=2))
-    if args.witness and cex is not None and analysis is not None:
-        Path(args.witness).write_text(witness_yaml(cex, args.file, dm, analysis.waypoints(result)))
+        write_output(args.sarif, json_text(doc, indent=2), "--sarif")
+    if args.witness:
+        if cex is not None and analysis is not None:
+            write_output(args.witness, witness_yaml(cex, args.file, dm, analysis.waypoints(result)), "--witness")
+        else:
+            print(f"note: no witness written to {args.witness}: the verdict is {result.verdict}; "
+                  f"tracelearn writes violation witnesses only (correctness witnesses need invariants "
+                  f"it does not compute yet)", file=sys.stderr)
     if args.playback and cex is not None:
-        write_playback(program, cex, args.file, args.playback)
+        try:
+            write_playback(program, cex, args.file, args.playback)
+        except OSError as e:
+            print(f"tracelearn: warning: --playback {args.playback}: not written ({e.strerror or e})", file=sys.stderr)
 
 
 def print_text(result, args, elapsed: float, analysis=None, program=None) -> None:

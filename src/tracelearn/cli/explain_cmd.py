@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from ..analyses.error_language.alphabet import AlphabetSpec, read_letters
 from ..analyses.error_language.driver import ExplainOptions, ExplainResult, explain_program
@@ -13,7 +12,8 @@ from ..errors import OptionError
 from ..frontend.lower import load_program
 from ..report.automaton_doc import explain_document
 from ..report.html_report import html_report
-from ..report.svg_layout import dot_svg
+from ..report.svg_layout import dot_svg, graphviz_available
+from .outputs import preflight, write_output
 from .options import add_frontend_options, parse_defines, parse_loop_bounds, positive, seconds
 from ..report.jsonout import dumps as json_text
 
@@ -91,7 +91,16 @@ def learn_file(args, file: str) -> tuple[ExplainResult, object]:
     return explain_program(program, explain_options(args)), program
 
 
+def check_outputs(args, inputs: list[str]) -> None:
+    """Output paths and Graphviz, before minutes of learning (never lose a result)."""
+    for opt in ("dot", "svg", "html"):
+        preflight(getattr(args, opt, None), f"--{opt}", inputs)
+    if getattr(args, "svg", None) and not graphviz_available():
+        raise OptionError("--svg needs Graphviz's `dot` on the PATH (use --html for a drawing without it)")
+
+
 def run(args) -> int:
+    check_outputs(args, [args.file])
     result, _ = learn_file(args, args.file)
     doc = explain_document(result, args.file, options_json(args))
     write_outputs(args, result, doc)
@@ -105,14 +114,15 @@ def run(args) -> int:
 def write_outputs(args, result: ExplainResult, doc: dict) -> None:
     dot = to_dot(result.automaton, dominating=set(result.dominating_edges), doomed=result.doomed, hide_dead=False)
     if args.dot:
-        Path(args.dot).write_text(dot)
+        write_output(args.dot, dot, "--dot")
     if args.svg:
         svg = dot_svg(dot)
         if svg is None:
-            raise OptionError("--svg needs Graphviz's `dot` on the PATH (use --html for a drawing without it)")
-        Path(args.svg).write_text(svg)
+            print("tracelearn: warning: --svg: Graphviz's dot failed; no SVG written", file=sys.stderr)
+        else:
+            write_output(args.svg, svg, "--svg")
     if args.html:
-        Path(args.html).write_text(html_report(result, args.file, doc))
+        write_output(args.html, html_report(result, args.file, doc), "--html")
 
 
 def summary_text(r: ExplainResult, doc: dict) -> str:

@@ -27,8 +27,8 @@ def run(args) -> int:
         doc = json.loads(Path(args.report).read_text())
     except (OSError, json.JSONDecodeError) as e:
         raise OptionError(f"cannot read the report {args.report}: {e}") from None
-    if doc.get("command") != "explain":
-        raise OptionError(f"{args.report} is not a report of tracelearn explain")
+    if not isinstance(doc, dict) or doc.get("command") != "explain" or not _well_formed(doc):
+        raise OptionError(f"{args.report} is not a report of tracelearn explain --json")
     o = doc["options"]
     ns = _Namespace(o)
     program = load_program(doc["file"], (o.get("data_model") or "LP64").upper(), o.get("include"),
@@ -54,6 +54,16 @@ def run(args) -> int:
         raise OptionError(f"no witness for the word {args.word} in the report")
     print(f"{shown - failures}/{shown} witnesses replayed")
     return 0 if failures == 0 else 1
+
+
+def _well_formed(doc: dict) -> bool:
+    """The fields replay reads, with their types (a hand-edited or truncated report
+    is refused in one line instead of failing half way)."""
+    wits = doc.get("witnesses")
+    return (isinstance(doc.get("options"), dict) and isinstance(doc.get("file"), str)
+            and isinstance(wits, list)
+            and all(isinstance(w, dict) and isinstance(w.get("word"), list) and isinstance(w.get("inputs"), list)
+                    for w in wits))
 
 
 class _Namespace:

@@ -11,6 +11,10 @@ from collections import deque
 from ..automata.dfa import DFA
 
 
+def graphviz_available() -> bool:
+    return shutil.which("dot") is not None
+
+
 def dot_svg(dot_text: str) -> str | None:
     exe = shutil.which("dot")
     if exe is None:
