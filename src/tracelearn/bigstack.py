@@ -28,7 +28,8 @@ def run_with_big_stack(fn: Callable[[], T]) -> T:
     try:
         threading.stack_size(STACK_BYTES)
         sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
-        t = threading.Thread(target=target, name="tracelearn-deep")
+        # daemon: a command stopped by its time limit or Ctrl-C exits without waiting
+        t = threading.Thread(target=target, name="tracelearn-deep", daemon=True)
         t.start()
         t.join()
     finally:

@@ -22,6 +22,7 @@ from ..ir.program import SourceLoc
 from ..ir.types import IntType
 from ..semantics.bmc import Encoding
 from ..semantics.equation import Step
+from ..semantics.solving import check_sat
 from .minimize import goal_of, named_guards
 
 RELATIONS = ("==", "!=", "<", "<=", ">", ">=")
@@ -129,9 +130,6 @@ class Explainer:
         self._step2: z3.Solver | None = None
         self._dterms: list[z3.BoolRef] = []
 
-    def remaining_ms(self) -> int:
-        return max(1, int((self.deadline - time.perf_counter()) * 1000))
-
     def _opt(self) -> z3.Optimize:
         o = z3.Optimize()
         for c in self.enc.eq.constraints:
@@ -141,9 +139,8 @@ class Explainer:
         return o
 
     def _check(self, s):
-        s.set("timeout", self.remaining_ms())
         t0 = time.perf_counter()
-        r = s.check()
+        r = check_sat(s, (), self.deadline)
         self.calls += 1
         self.time_s += time.perf_counter() - t0
         return r

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 
 import z3
+from ..semantics.solving import check_sat
 
 
 @dataclass
@@ -97,12 +98,11 @@ def maxsat(constraints: list[z3.BoolRef], softs: list[tuple[z3.BoolRef, int]], t
     true_vars = {v for v in model if v > 0}
     # Re-check in z3 with every soft formula fixed to RC2's value.
     s = z3.Solver()
-    s.set("timeout", max(1, int((timeout_s - (time.perf_counter() - t0)) * 1000)))
     for c in constraints:
         s.add(c)
     for (f, _), b in zip(softs, atoms):
         s.add(f if ids[b.get_id()] in true_vars else z3.Not(f))
-    r = s.check()
+    r = check_sat(s, (), t0 + timeout_s)
     if r != z3.sat:
         return MaxSATResult("recheck-failed" if r == z3.unsat else "timeout", clauses=len(hard),
                             time_s=time.perf_counter() - t0)

@@ -23,6 +23,7 @@ import z3
 from ..ir.types import IntType
 from ..semantics.bmc import Counterexample, Encoding, extract, replay
 from ..semantics.equation import Step
+from ..semantics.solving import check_sat
 from .maxsat import maxsat
 
 
@@ -160,9 +161,8 @@ class Minimizer:
         return None, "timeout" if res == z3.unknown else "unsat"
 
     def _check(self, opt):
-        opt.set("timeout", self.remaining_ms())
         t0 = time.perf_counter()
-        r = opt.check()
+        r = check_sat(opt, (), self.deadline)
         self.stats.solver_calls += 1
         self.stats.time_s += time.perf_counter() - t0
         return r
@@ -231,9 +231,8 @@ class Minimizer:
         return model, "ok"
 
     def _solve(self, s: z3.Solver, assumptions: list) -> z3.CheckSatResult:
-        s.set("timeout", self.remaining_ms())
         t0 = time.perf_counter()
-        r = s.check(*assumptions)
+        r = check_sat(s, assumptions, self.deadline)
         self.stats.solver_calls += 1
         self.stats.time_s += time.perf_counter() - t0
         return r

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import sys
-import time
 
-from ..frontend.lower import load_program
-from ..report.check_doc import check_document
-from ..analyses.counterexample import CexOptions, analyze
+from ..api.check import check_run
 from ..report.explain_text import explanation_text
+from ..report.jsonout import dumps as json_text
 from ..report.playback import write_playback
 from ..report.sarif import sarif_document
 from ..report.trace_text import counterexample_text
 from ..report.witness import witness_yaml
-from ..semantics.bmc import CheckOptions, check
+from .options import add_frontend_options, parse_checks, parse_defines, positive, seconds
 from .outputs import preflight, write_output
-from .options import add_frontend_options, parse_checks, parse_defines, parse_loop_bounds, positive, seconds
-from ..report.jsonout import dumps as json_text
+from .progress import Progress
 
 
 def add_parser(sub) -> None:
@@ -27,8 +24,13 @@ def add_parser(sub) -> None:
                    help="bound of the loop whose head is at LINE (repeatable)")
     p.add_argument("--timeout", type=seconds, default=60.0, help="seconds before giving up (default 60)")
     p.add_argument("--checks", metavar="LIST",
-                   help="properties: assertion,error-call,bounds,pointer,div-by-zero, 'assertions' or 'all' (default all)")
+                   help="checks: assertion, error-call, bounds, pointer, div-by-zero (these five are the "
+                        "default), overflow (signed), shift, memleak; 'assertions' = assertion,error-call; "
+                        "'all' = every check. A switched-off assertion ends the run (as its abort would); a "
+                        "switched-off runtime check that can fail is undefined behaviour: the verdict is then "
+                        "unknown, never true. Without overflow/shift, arithmetic wraps (as gcc -fwrapv)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
     p.add_argument("--full-trace", action="store_true", help="show internal steps of the counterexample")
     p.add_argument("--minimize", choices=["none", "length", "values", "all"], default="none",
                    help="shortest trace and/or smallest values (Groce & Kroening Sec. 4)")
@@ -46,35 +48,27 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    t0 = time.perf_counter()
     preflight(args.sarif, "--sarif", [args.file])
     preflight(args.witness, "--witness", [args.file])
     preflight(args.playback, "--playback", [args.file], directory=True)
-    checks = parse_checks(args.checks)
-    loop_bounds = parse_loop_bounds(args.unwind_loop)
-    dm = args.data_model.upper()
-    program = load_program(args.file, dm, args.include, parse_defines(args.define), entry=args.entry)
-    opts = CheckOptions(bound=args.bound, timeout_s=args.timeout, checks=checks, loop_bounds=loop_bounds)
-    result = check(program, opts)
-    analysis = None
-    if result.counterexample is not None:
-        copts = CexOptions(args.minimize, args.method, args.explain, args.causes_inputs_only,
-                           args.timeout, args.explain_timeout)
-        analysis = analyze(result, checks, copts)
-        result.counterexample = analysis.cex
-    elapsed = time.perf_counter() - t0
+    with Progress(enabled=not args.quiet) as progress:
+        run_ = check_run(
+            args.file, bound=args.bound, timeout=args.timeout, checks=parse_checks(args.checks),
+            unwind_loop=args.unwind_loop, minimize=args.minimize, method=args.method, explain=args.explain,
+            causes_inputs_only=args.causes_inputs_only, explain_timeout=args.explain_timeout,
+            data_model=args.data_model, entry=args.entry, include=args.include,
+            define=parse_defines(args.define), progress=progress.update, hard_deadline=True)
+    result, program, analysis = run_.result, run_.program, run_.analysis
     cex = result.counterexample
-    write_outputs(args, program, result, analysis, dm)
+    dm = args.data_model.upper()
+    if program is not None:
+        write_outputs(args, program, result, analysis, dm)
     if args.json:
-        doc = check_document(result, args.file, dm, args.entry, checks, elapsed, program.warnings)
-        if analysis is not None:
-            doc["minimization"] = analysis.minimize_stats.to_json() if analysis.minimize_stats else None
-            doc["explanation"] = analysis.explanation.to_json() if analysis.explanation else None
-        print(json_text(doc, indent=2))
+        print(json_text(run_.doc, indent=2))
     else:
-        for w in program.warnings:
+        for w in run_.doc["warnings"]:
             print(f"warning: {w}", file=sys.stderr)
-        print_text(result, args, elapsed, analysis, program)
+        print_text(result, args, run_.doc["stats"]["time_s"], analysis, program)
     if cex is not None and cex.replay.get("status") != "confirmed":
         print(f"tracelearn: BUG: the counterexample does not replay in the interpreter "
               f"({cex.replay.get('interpreter')}); please report it", file=sys.stderr)
@@ -128,7 +122,9 @@ def print_text(result, args, elapsed: float, analysis=None, program=None) -> Non
     elif verdict == "true":
         print("VERIFICATION SUCCESSFUL (all paths explored: the loops and recursion are fully unwound)")
     elif verdict == "true-up-to-bound":
-        print(f"VERIFICATION SUCCESSFUL UP TO BOUND {result.bound} (longer paths unexplored"
+        loops = "".join(f", loop at line {k}: {n}" for k, n in sorted((args.unwind_loop and
+                        dict(u.rsplit("=", 1) for u in args.unwind_loop) or {}).items()))
+        print(f"VERIFICATION SUCCESSFUL UP TO BOUND {result.bound}{loops} (longer paths unexplored"
               f"{': ' + result.reason if result.reason else ''})")
     else:
         print(f"VERIFICATION UNKNOWN ({result.reason})")

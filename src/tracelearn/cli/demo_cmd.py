@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from importlib import resources
 
 from . import check_cmd, explain_cmd
@@ -13,6 +12,7 @@ def add_parser(sub) -> None:
                                     "explain the counterexample of sort.c (Groce & Kroening)")
     p.add_argument("--html", default="tracelearn-demo.html", help="where to write the report "
                                                                    "(default tracelearn-demo.html)")
+    p.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
     p.set_defaults(run=run)
 
 
@@ -24,17 +24,20 @@ def run(args) -> int:
     fig2 = example_path("fig2.c")
     print(f"== tracelearn explain {fig2} --bound 4 --max-word-length 4 --html {args.html}")
     print("   (Fig. 2 of 'Learning the Language of Error': the learned automaton is Fig. 5c)\n")
-    ns = argparse.Namespace(file=fig2, letters=None, alphabet="functions", assertion=None, program=None,
-                            bound=4, bwl=4, bmax=4, bwl_max=12, unwind_loop=None, learner="lstar", lazy=True,
-                            timeout=120.0, semantics="c", json=False, dot=None, svg=None, html=args.html, data_model="LP64",
-                            include=None, define=None, entry="main")
+    ns = _parsed(["explain", fig2, "--bound", "4", "--max-word-length", "4", "--timeout", "120",
+                  "--html", args.html] + (["--quiet"] if args.quiet else []))
     explain_cmd.run(ns)
     print(f"\nReport written to {args.html}\n")
     sort = example_path("sort.c")
     print(f"== tracelearn check {sort} --entry f --minimize all --explain --causes-inputs-only")
     print("   (Fig. 1 of 'Making the Most of BMC Counterexamples': Figs. 3 and 6)\n")
-    ns = argparse.Namespace(file=sort, bound=None, unwind_loop=None, timeout=60.0, checks=None,
-                            json=False, full_trace=False, data_model="LP64", include=None,
-                            define=None, entry="f", minimize="all", method="optimal", explain=True,
-                            causes_inputs_only=True, explain_timeout=60.0, sarif=None, witness=None, playback=None)
+    ns = _parsed(["check", sort, "--entry", "f", "--minimize", "all", "--explain", "--causes-inputs-only",
+                  "--explain-timeout", "60"] + (["--quiet"] if args.quiet else []))
     return check_cmd.run(ns)
+
+
+def _parsed(argv: list[str]):
+    """The commands' own parser: the demo runs them exactly as a user would."""
+    from .main import build_parser
+
+    return build_parser().parse_args(argv)

@@ -55,6 +55,7 @@ def add_parser(sub) -> None:
     add_alphabet_options(p)
     o = p.add_argument_group("output")
     o.add_argument("--json", action="store_true", help="print one JSON object")
+    o.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
     o.add_argument("--dot", metavar="FILE", help="write the automaton as DOT")
     o.add_argument("--svg", metavar="FILE", help="write the automaton as SVG (needs Graphviz's dot)")
     o.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")

@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into a command that stopped reading
         return 0
     except KeyboardInterrupt:
-        print("tracelearn: interrupted", file=sys.stderr)
+        print("tracelearn: interrupted (no verdict)", file=sys.stderr)
         return 130
     except Exception as e:  # a bug: one line unless debugging
         if os.environ.get("TRACELEARN_DEBUG"):
@@ -42,5 +42,15 @@ def main(argv: list[str] | None = None) -> int:
         return 70
 
 
+def console_main() -> None:
+    """The `tracelearn` command: exit as soon as the output is written (tearing down
+    the data of a large analysis, or of one stopped by its time limit while its
+    worker thread still runs, takes seconds and is of no use to anyone)."""
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console_main()

@@ -31,6 +31,7 @@ def _common(p) -> None:
     p.add_argument("--error", action="store_true",
                    help="compare languages of error instead of program behaviour (the default is --program main)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
     add_frontend_options(p)
 
 
@@ -44,17 +45,31 @@ def _learn_all(args, files: list[str]):
     return out
 
 
+def versions_document(args, command: str, learned, diffs) -> dict:
+    return {
+        "schema_version": "1.0", "command": command, "options": options_json(args),
+        "inputs": [{"file": f, "bounds": {"b": r.b, "bwl": r.bwl}, "automaton": automaton_json(r.automaton)}
+                   for f, r in learned],
+        "differences": [{"name": d.name, "description": d.description, "empty": d.empty,
+                         "automaton": automaton_json(d.dfa),
+                         "shortest_word": list(d.dfa.shortest_word() or [])} for d in diffs],
+    }
+
+
+def diff_learned(args):
+    learned = _learn_all(args, [args.old, args.new])
+    return learned, diff(learned[0][1].dfa, learned[1][1].dfa)
+
+
+def merge_learned(args):
+    learned = _learn_all(args, [args.base, args.a, args.b, args.merged])
+    base, a, b, m = (r.dfa for _, r in learned)
+    return learned, merge_check(base, a, b, m)
+
+
 def _report(args, command: str, learned, diffs) -> int:
     if args.json:
-        doc = {
-            "schema_version": "1.0", "command": command, "options": options_json(args),
-            "inputs": [{"file": f, "bounds": {"b": r.b, "bwl": r.bwl}, "automaton": automaton_json(r.automaton)}
-                       for f, r in learned],
-            "differences": [{"name": d.name, "description": d.description, "empty": d.empty,
-                             "automaton": automaton_json(d.dfa),
-                             "shortest_word": list(d.dfa.shortest_word() or [])} for d in diffs],
-        }
-        print(json_text(doc, indent=2))
+        print(json_text(versions_document(args, command, learned, diffs), indent=2))
         return 0
     for f, r in learned:
         print(f"{f}: {r.automaton.num_states} states (b = {r.b}, bwl = {r.bwl})")
@@ -69,11 +84,8 @@ def _report(args, command: str, learned, diffs) -> int:
 
 
 def run_diff(args) -> int:
-    learned = _learn_all(args, [args.old, args.new])
-    return _report(args, "diff", learned, diff(learned[0][1].dfa, learned[1][1].dfa))
+    return _report(args, "diff", *diff_learned(args))
 
 
 def run_merge(args) -> int:
-    learned = _learn_all(args, [args.base, args.a, args.b, args.merged])
-    base, a, b, m = (r.dfa for _, r in learned)
-    return _report(args, "merge", learned, merge_check(base, a, b, m))
+    return _report(args, "merge", *merge_learned(args))

@@ -7,7 +7,9 @@ is a back edge (a loop), which is how the bounded model checker finds loops.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Union
 
 from .datamodel import DataModel
@@ -26,6 +28,13 @@ class SourceLoc:
 
 
 NOWHERE = SourceLoc("<builtin>", 0, 0)
+
+# The package's own C (library models, bundled headers): never a user-facing location.
+_LIBRARY_DIR = str(Path(__file__).resolve().parents[1] / "frontend") + os.sep
+
+
+def is_library_file(file: str) -> bool:
+    return file == NOWHERE.file or os.path.abspath(file).startswith(_LIBRARY_DIR)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ SCHEMA_VERSION = "1.0"
 
 
 def check_document(result: CheckResult, file: str, data_model: str, entry: str,
-                   checks: frozenset[str], time_s: float, warnings: list[str]) -> dict:
+                   checks: frozenset[str], time_s: float, warnings: list[str],
+                   loop_bounds: dict[str, int] | None = None) -> dict:
     cex = result.counterexample
     stats = result.stats.to_json()
     stats["time_s"] = round(time_s, 4)
@@ -23,6 +24,7 @@ def check_document(result: CheckResult, file: str, data_model: str, entry: str,
         "checks": sorted(checks),
         "verdict": result.verdict,
         "bound": result.bound,
+        "loop_bounds": dict(loop_bounds or {}),
         "reason": result.reason or None,
         "counterexample": cex.to_json() if cex is not None else None,
         "approximations": result.approximations,

@@ -12,15 +12,18 @@ import math
 import struct
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import z3
 
-from ..ir.program import Program, SourceLoc
+from ..errors import OptionError
+from ..ir.program import Program, SourceLoc, is_library_file
 from ..ir.types import CType, FloatType, IntType, PointerType
 from .equation import Equation, Step
 from .inputs import InputSource
 from .interpreter import ALL_CHECKS, Interpreter, InterpOptions
 from ..bigstack import run_with_big_stack
+from .solving import check_sat
 from .symex import SymbolicExecutor, SymexLimit, SymexOptions
 
 
@@ -58,6 +61,7 @@ class Encoding:
         opts.max_steps = max_steps
         sx = SymbolicExecutor(program, opts)
         sx.deadline = deadline
+        self.deadline = deadline  # every query gets the time left before it
         try:
             self.eq: Equation = run_with_big_stack(sx.run)
         except RecursionError:
@@ -96,7 +100,7 @@ class Encoding:
             for c in extra:
                 self.solver.add(c)
         try:
-            r = self.solver.check(*assumptions)
+            r = check_sat(self.solver, assumptions, self.deadline)
             model = self.solver.model() if r == z3.sat else None
         finally:
             if extra:
@@ -258,6 +262,22 @@ class CheckOptions:
     loop_bounds: dict[str, int] = field(default_factory=dict)
     max_bound: int = 1 << 12
     max_steps: int = 2_000_000
+    progress: Callable[[str], None] | None = None  # a line of text per phase (for a live display)
+
+
+@dataclass
+class CheckProgress:
+    """What a running check has finished so far: kept by the caller, so a run stopped
+    from outside (time limit, Ctrl-C) still reports its last completed bound."""
+
+    last_done: int | None = None
+    working_on: int | None = None
+    stats: SolverStats = field(default_factory=SolverStats)
+
+    def stopped(self, why: str) -> "CheckResult":
+        verdict = "true-up-to-bound" if self.last_done is not None else "unknown"
+        done = f" after bound {self.last_done}" if self.last_done is not None else ""
+        return CheckResult(verdict, self.last_done, None, self.stats, f"{why}{done}")
 
 
 @dataclass
@@ -272,10 +292,17 @@ class CheckResult:
     model: z3.ModelRef | None = None  # the counterexample's model (verdict false)
 
 
-def check(program: Program, opts: CheckOptions) -> CheckResult:
+def check(program: Program, opts: CheckOptions, done: CheckProgress | None = None) -> CheckResult:
     start = time.perf_counter()
     deadline = start + opts.timeout_s
-    stats = SolverStats()
+    check_loop_bounds(program, opts.loop_bounds)
+    done = done if done is not None else CheckProgress()
+    stats = done.stats
+
+    def say(text: str) -> None:
+        if opts.progress is not None:
+            opts.progress(f"{text} ({stats.calls} solver calls)")
+
     bounds = [opts.bound] if opts.bound is not None else _deepening(opts.max_bound)
     last_done: int | None = None
     last_enc: Encoding | None = None
@@ -286,6 +313,8 @@ def check(program: Program, opts: CheckOptions) -> CheckResult:
         if remaining <= 0:
             reason = f"timeout after bound {last_done}" if last_done is not None else "timeout"
             break
+        done.working_on = b
+        say(f"bound {b}: unwinding")
         try:
             enc = Encoding(program, b, opts.loop_bounds, remaining, opts.max_steps, deadline)
         except SymexLimit as e:
@@ -296,6 +325,7 @@ def check(program: Program, opts: CheckOptions) -> CheckResult:
         approximations = list(dict.fromkeys(enc.eq.approximations))
         if enc.eq.unsupported:
             cut = "; ".join(dict.fromkeys(enc.eq.unsupported))
+        say(f"bound {b}: solving ({len(enc.eq.constraints)} constraints)")
         viol = [s.violation for s in enc.checks(opts.checks)]
         enc.set_timeout(deadline - time.perf_counter())
         if viol:
@@ -311,7 +341,11 @@ def check(program: Program, opts: CheckOptions) -> CheckResult:
             cex.replay = replay(program, cex, opts.checks)
             return CheckResult("false", b, cex, stats, "", approximations, enc, model)
         if r == "unknown":
-            reason = enc.solver.reason_unknown() or "solver gave up"
+            why = enc.solver.reason_unknown() or "solver gave up"
+            # z3 says "canceled" for a timeout too: name the time limit when it is past.
+            timed_out = time.perf_counter() >= deadline - 0.05
+            reason = (f"timeout while solving bound {b}" if timed_out
+                      else f"the solver gave up at bound {b} ({why})")
             break
         if enc.eq.unsupported:
             return CheckResult("unknown", b, None, stats, f"unsupported: {cut}", approximations, enc)
@@ -319,18 +353,25 @@ def check(program: Program, opts: CheckOptions) -> CheckResult:
         if ub is not None:
             return CheckResult("unknown", b, None, stats, ub, approximations, enc)
         last_done, last_enc = b, enc
-        unw = [s.guard for s in enc.eq.unwinds()]
-        if not unw:
+        done.last_done = b
+        unwinds = enc.eq.unwinds()
+        if not unwinds:
             return CheckResult("true", b, None, stats, "", approximations, enc)
-        enc.set_timeout(max(deadline - time.perf_counter(), 0.001))
-        r2, _ = enc.solve(z3.Or(*unw))
-        stats.calls += enc.stats.calls
-        stats.time_s += enc.stats.time_s
-        enc.stats = SolverStats()
+        r2 = _reachable(enc, [s.guard for s in unwinds], stats)
         if r2 == "unsat":
             return CheckResult("true", b, None, stats, "", approximations, enc)
         if opts.bound is not None:
             return CheckResult("true-up-to-bound", b, None, stats, "some paths exceed the bound", approximations, enc)
+        by_global = [s.guard for s in unwinds if s.origin != "explicit"]
+        if r2 == "sat" and (not by_global or _reachable(enc, by_global, stats) == "unsat"):
+            # Only loops with their own --unwind-loop bound are cut: a larger global
+            # bound would change nothing.
+            return CheckResult("true-up-to-bound", b, None, stats,
+                               "paths exceed the --unwind-loop bounds (a larger --bound changes nothing)",
+                               approximations, enc)
+    else:
+        if opts.bound is None:
+            reason = f"the deepening stopped at its largest bound, {opts.max_bound}"
     if last_done is not None:
         return CheckResult("true-up-to-bound", last_done, None, stats, reason, approximations, last_enc)
     return CheckResult("unknown", None, None, stats, reason or "no bound completed", approximations, None)
@@ -362,6 +403,39 @@ def _switched_off_violation(enc: Encoding, checks: frozenset[str], stats: Solver
             f"the paths through it are not analysed")
 
 
+def _reachable(enc: Encoding, guards: list, stats: SolverStats) -> str:
+    r, _ = enc.solve(z3.Or(*guards))
+    stats.calls += enc.stats.calls
+    stats.time_s += enc.stats.time_s
+    enc.stats = SolverStats()
+    return r
+
+
+def loop_heads(program: Program) -> list[SourceLoc]:
+    """Source locations of the loop heads of the user's procedures (targets of back
+    edges), the lines ``--unwind-loop`` can name."""
+    heads = []
+    for proc in program.procedures.values():
+        for blk in proc.blocks:
+            for dst in blk.successors():
+                if dst <= blk.index and not is_library_file(proc.blocks[dst].loc.file):
+                    heads.append(proc.blocks[dst].loc)
+    return sorted(set(heads), key=lambda l: (l.file, l.line))
+
+
+def check_loop_bounds(program: Program, loop_bounds: dict[str, int]) -> None:
+    """Every ``--unwind-loop`` names a loop head (else a clear error listing them)."""
+    heads = loop_heads(program)
+    keys = {k for h in heads for k in (f"{h.file}:{h.line}", str(h.line))}
+    keys |= {f"{p.name}:{b.loc.line}" for p in program.procedures.values() for b in p.blocks
+             if b.loc in heads}
+    for k in loop_bounds:
+        if k not in keys and not any(h.file.endswith("/" + k.rpartition(":")[0]) and str(h.line) == k.rpartition(":")[2]
+                                     for h in heads):
+            lines = ", ".join(f"{h.file}:{h.line}" for h in heads) or "none"
+            raise OptionError(f"--unwind-loop {k}: no loop starts on that line (loop heads: {lines})")
+
+
 def _deepening(max_bound: int):
     b = 1
     while b <= max_bound:
@@ -369,5 +443,5 @@ def _deepening(max_bound: int):
         b *= 2
 
 
-__all__ = ["Encoding", "check", "CheckOptions", "CheckResult", "Counterexample", "CexStep",
+__all__ = ["Encoding", "check", "CheckOptions", "CheckProgress", "CheckResult", "Counterexample", "CexStep",
            "extract", "replay", "model_value", "bits_text", "SolverStats"]

@@ -1,19 +1,21 @@
 """One way to ask z3: the remaining time budget on every call, and Ctrl-C honoured.
 
-z3 installs its own SIGINT handler while it solves: a Ctrl-C cancels the query,
-which then returns ``unknown`` and the signal never reaches Python. Every solver
-call in tracelearn goes through :func:`check_sat`, which turns that cancellation
-back into ``KeyboardInterrupt`` so the command stops promptly instead of
-reporting a verdict.
+z3 catches SIGINT itself while it solves: the query ends as ``unknown`` (reason
+"canceled", the same as a timeout) and the signal never reaches Python, so a
+command went on, or reported a verdict. Here z3's own handler is switched off
+(``ctrl_c=False``) and, in the main thread, the query runs on a helper thread
+while the main thread waits: the Ctrl-C reaches Python there as
+``KeyboardInterrupt``, z3 is interrupted, and the exception goes on up. In other
+threads (symbolic execution runs on a big-stack thread) the query runs inline:
+the main thread, waiting for that thread, takes the Ctrl-C.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 
 import z3
-
-_INTERRUPTED = ("interrupted from keyboard", "interrupted")
 
 
 def remaining_ms(deadline: float | None) -> int | None:
@@ -27,11 +29,33 @@ def check_sat(solver: z3.Solver | z3.Optimize, assumptions: tuple | list = (),
               deadline: float | None = None) -> z3.CheckSatResult:
     """``solver.check(*assumptions)`` with at most the time left before ``deadline``.
 
-    Raises ``KeyboardInterrupt`` when the user interrupted the query."""
+    Raises ``KeyboardInterrupt`` when the user interrupts the query."""
     ms = remaining_ms(deadline)
     if ms is not None:
         solver.set(timeout=ms)
-    r = solver.check(*assumptions)
-    if r == z3.unknown and solver.reason_unknown() in _INTERRUPTED:
-        raise KeyboardInterrupt
-    return r
+    try:
+        solver.set(ctrl_c=False)
+    except z3.Z3Exception:  # a solver kind without the parameter
+        pass
+    if threading.current_thread() is not threading.main_thread():
+        return solver.check(*assumptions)
+    box: dict = {}
+
+    def work() -> None:
+        try:
+            box["r"] = solver.check(*assumptions)
+        except BaseException as e:  # handed to the caller's thread
+            box["e"] = e
+
+    worker = threading.Thread(target=work, name="tracelearn-z3", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except KeyboardInterrupt:
+        solver.ctx.interrupt()
+        worker.join()
+        raise
+    if "e" in box:
+        raise box["e"]
+    return box["r"]

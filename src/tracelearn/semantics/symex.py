@@ -29,9 +29,13 @@ from .equation import Equation, Step
 from .layout import HEAP_BASE, INVALID_BASE, INVALID_SIZE, STACK_BASE, Bump, layout_globals
 from .symstate import SVal, State, SymObject, pts_union
 from .memory import FREE_NOT_HEAP, FREE_TWICE
+from .solving import check_sat
 
 MAX_ARGC = 4
 ARGV_STRING = 16  # bytes of each nondeterministic argv string (plus a NUL)
+
+
+PRUNE_TIMEOUT_S = 2.0
 
 
 class SymexLimit(Exception):
@@ -90,7 +94,6 @@ class SymbolicExecutor:
         self.cur_loc = SourceLoc("", 0, 0)
         self.deadline: float | None = None
         self.prune_solver = z3.Solver()
-        self.prune_solver.set("timeout", 2000)
         self.pruned_upto = 0
         self.prune_calls = 0
         self.prune_time = 0.0
@@ -120,7 +123,9 @@ class SymbolicExecutor:
             s.add(c)
         self.pruned_upto = len(self.eq.constraints)
         t0 = time.perf_counter()
-        r = s.check(guard)
+        # A pruning query is only an optimisation (unknown: keep the path): 2 s at most.
+        cap = t0 + PRUNE_TIMEOUT_S
+        r = check_sat(s, [guard], cap if self.deadline is None else min(cap, self.deadline))
         self.prune_calls += 1
         self.prune_time += time.perf_counter() - t0
         return r != z3.unsat
@@ -135,7 +140,7 @@ class SymbolicExecutor:
         n = len(self.eq.steps)
         if n > self.opt.max_steps:
             raise SymexLimit(f"equation exceeds {self.opt.max_steps} steps")
-        if self.deadline is not None and n % 256 == 0 and time.perf_counter() > self.deadline:
+        if self.deadline is not None and n % 16 == 0 and time.perf_counter() > self.deadline:
             raise SymexLimit("timeout while unwinding the program")
 
     @property
@@ -339,12 +344,14 @@ class SymbolicExecutor:
             pos = nxt
         return results
 
-    def loop_bound(self, frame: Frame, target: int) -> int:
+    def loop_bound(self, frame: Frame, target: int) -> tuple[int, bool]:
+        """The unwinding bound of the loop whose head is block ``target``, and whether
+        it was given for that loop (``--unwind-loop``) rather than the global bound."""
         loc = frame.proc.blocks[target].loc
         for k in (f"{loc.file}:{loc.line}", str(loc.line), f"{frame.proc.name}:{loc.line}"):
             if k in self.opt.loop_bounds:
-                return max(0, self.opt.loop_bounds[k] + self.opt.loop_bound_delta)
-        return max(0, self.opt.bound + self.opt.loop_bound_delta)
+                return max(0, self.opt.loop_bounds[k] + self.opt.loop_bound_delta), True
+        return max(0, self.opt.bound + self.opt.loop_bound_delta), False
 
     def jump(self, frame: Frame, src: int, dst: int, st: State, pending, counts, nxt: int) -> int:
         if dst > src:
@@ -354,8 +361,10 @@ class SymbolicExecutor:
         k = counts.get(key, 0)
         if not self.feasible(st.guard):
             return nxt
-        if k >= self.loop_bound(frame, dst):
-            self.unwind(st, f"loop at {frame.proc.blocks[dst].loc}", frame.proc.blocks[src].term.loc)
+        limit, explicit = self.loop_bound(frame, dst)
+        if k >= limit:
+            self.unwind(st, f"loop at {frame.proc.blocks[dst].loc}", frame.proc.blocks[src].term.loc,
+                        "explicit" if explicit else "global")
             if self.opt.partial_loops and src + 1 < len(frame.proc.blocks):
                 # CBMC's --partial-loops: leave the loop as if its condition were false
                 # (an over-approximation: such paths need not be real runs).
@@ -368,11 +377,13 @@ class SymbolicExecutor:
         pending[dst].append(st)
         return dst
 
-    def unwind(self, st: State, what: str, loc: SourceLoc) -> None:
+    def unwind(self, st: State, what: str, loc: SourceLoc, origin: str = "global") -> None:
+        """A path cut by the unwinding; ``origin`` says which bound cut it: the global
+        one (``global``) or a loop's own (``explicit``)."""
         if is_false(st.guard):
             return
         self.eq.unwinding_hit = True
-        self.step(Step("unwind", st.guard, loc, self.fn, message=f"unwinding bound reached: {what}"))
+        self.step(Step("unwind", st.guard, loc, self.fn, message=f"unwinding bound reached: {what}", origin=origin))
 
     # ------------------------------------------------------------- merging
 

@@ -1,0 +1,99 @@
+"""``tracelearn.check``: bounded model checking, the data of ``tracelearn check --json``."""
+
+from __future__ import annotations
+
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from ..analyses.counterexample import CexAnalysis, CexOptions, analyze
+from ..cli.deadline import CommandTimeout, watchdog
+from ..cli.options import parse_checks, parse_loop_bounds
+from ..errors import OptionError
+from ..frontend.lower import load_program
+from ..ir.program import Program
+from ..report.check_doc import check_document
+from ..semantics.bmc import CheckOptions, CheckProgress, CheckResult, check as bmc_check
+
+
+@dataclass
+class CheckRun:
+    """Everything a check produced: the document, and what the text output draws on."""
+
+    doc: dict
+    result: CheckResult
+    program: Program | None
+    analysis: CexAnalysis | None
+    checks: frozenset[str]
+
+
+def check_run(
+    file: str,
+    *,
+    bound: int | None = None,
+    timeout: float = 60.0,
+    checks: str | Iterable[str] | None = None,
+    unwind_loop: Iterable[str] | dict[str, int] | None = None,
+    minimize: str = "none",
+    method: str = "optimal",
+    explain: bool = False,
+    causes_inputs_only: bool = False,
+    explain_timeout: float = 120.0,
+    data_model: str = "LP64",
+    entry: str = "main",
+    include: list[str] | None = None,
+    define: dict[str, str] | None = None,
+    progress: Callable[[str], None] | None = None,
+    hard_deadline: bool = False,
+) -> CheckRun:
+    """Check ``file``; ``hard_deadline`` (the CLI's) also stops phases that do not
+    watch the clock, with an alarm signal (main thread only)."""
+    t0 = time.perf_counter()
+    if bound is not None and bound < 1:
+        raise OptionError("bound must be >= 1")
+    if not timeout > 0 or timeout == float("inf"):
+        raise OptionError("timeout must be a finite number of seconds > 0")
+    if minimize not in ("none", "length", "values", "all") or method not in ("optimal", "greedy"):
+        raise OptionError("minimize is none|length|values|all and method optimal|greedy")
+    check_set = checks if isinstance(checks, frozenset) else (
+        parse_checks(checks if checks is None or isinstance(checks, str) else ",".join(checks)))
+    loop_bounds = dict(unwind_loop) if isinstance(unwind_loop, dict) else parse_loop_bounds(
+        list(unwind_loop) if unwind_loop else None)
+    dm = data_model.upper()
+    done = CheckProgress()
+    program: Program | None = None
+    guard = watchdog(timeout) if hard_deadline else nullcontext()
+    with guard:
+        try:
+            if progress:
+                progress("loading the program")
+            program = load_program(file, dm, include, define or {}, entry=entry, checks=check_set)
+            opts = CheckOptions(bound=bound, timeout_s=max(0.001, timeout - (time.perf_counter() - t0)),
+                                checks=check_set, loop_bounds=loop_bounds, progress=progress)
+            result = bmc_check(program, opts, done)
+        except CommandTimeout:
+            result = done.stopped(f"timeout ({timeout:g} s)" + ("" if program else " while loading the program"))
+    analysis = None
+    if result.counterexample is not None:
+        if progress and (minimize != "none" or explain):
+            progress("minimizing and explaining the counterexample")
+        copts = CexOptions(minimize, method, explain, causes_inputs_only, timeout, explain_timeout)
+        analysis = analyze(result, check_set, copts)
+        result.counterexample = analysis.cex
+    doc = check_document(result, file, dm, entry, check_set, time.perf_counter() - t0,
+                         program.warnings if program else [], loop_bounds)
+    if analysis is not None:
+        doc["minimization"] = analysis.minimize_stats.to_json() if analysis.minimize_stats else None
+        doc["explanation"] = analysis.explanation.to_json() if analysis.explanation else None
+    return CheckRun(doc, result, program, analysis, check_set)
+
+
+def check(file: str, **options) -> dict:
+    """Bounded model checking of ``file``; returns what ``tracelearn check --json``
+    prints. Options are the command's, with underscores: ``bound``, ``timeout``,
+    ``checks`` ("assertion,bounds" or a list), ``unwind_loop`` (["12=3"] or
+    {"12": 3}), ``minimize``, ``method``, ``explain``, ``data_model``, ``entry``,
+    ``include``, ``define``; ``progress`` is called with a line of text per phase."""
+    return check_run(file, **options).doc
+
