@@ -11,7 +11,7 @@ from ..analyses.counterexample import CexAnalysis, CexOptions, analyze
 from ..cli.deadline import CommandTimeout, watchdog
 from ..cli.options import parse_checks, parse_loop_bounds
 from ..errors import OptionError
-from ..frontend.lower import load_program
+from ..frontend.lower import DEFAULT_CHECKS, load_program
 from ..ir.program import Program
 from ..report.check_doc import check_document
 from ..semantics.bmc import CheckOptions, CheckProgress, CheckResult, check as bmc_check
@@ -68,7 +68,9 @@ def check_run(
         try:
             if progress:
                 progress("loading the program")
-            program = load_program(file, dm, include, define or {}, entry=entry, checks=check_set)
+            # bounds and div-by-zero are always in the program: switched off, they still
+            # mark undefined behaviour (see bmc.check)
+            program = load_program(file, dm, include, define or {}, entry=entry, checks=check_set | DEFAULT_CHECKS)
             opts = CheckOptions(bound=bound, timeout_s=max(0.001, timeout - (time.perf_counter() - t0)),
                                 checks=check_set, loop_bounds=loop_bounds, progress=progress)
             result = bmc_check(program, opts, done)

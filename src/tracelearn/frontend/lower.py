@@ -68,6 +68,7 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
         self.defined: set[str] = set()
         self.addr_taken_global: set[str] = set()
         self.strings: dict[bytes, str] = {}
+        self.checks = checks
         self.checks_bounds = "bounds" in checks
         self.checks_div = "div-by-zero" in checks
         self.init_name = INIT_PROC

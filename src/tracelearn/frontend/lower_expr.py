@@ -421,6 +421,7 @@ class ExprLowering:
         if op == "+":
             return a
         if op == "-":
+            self.check_negation(t, a, node)
             return self.fold_unary("neg", t, a)
         if op == "~":
             if not isinstance(t, IntType):
@@ -471,6 +472,7 @@ class ExprLowering:
             new = Binary(one_op, t, old, Const(t, 1.0))
         elif isinstance(t, IntType):
             pt = promote(self.std, old.type)
+            self.check_overflow(one_op, pt, convert(self.std, old, pt), Const(pt, 1), node)
             new = convert(self.std, Binary(one_op, pt, convert(self.std, old, pt), Const(pt, 1)), t)
         else:
             raise TracelearnError("invalid operand to ++/--", self.where(node))
@@ -507,6 +509,7 @@ class ExprLowering:
             t = promote(self.std, ta)
             a = convert(self.std, a, t)
             b = convert(self.std, convert(self.std, b, promote(self.std, tb)), t)
+            self.check_shift(ARITH[op], t, a, b, node)
             return fold(Binary(ARITH[op], t, a, b))
         t = usual_arith(self.std, ta, tb)
         if op in ("%", "&", "|", "^") and not isinstance(t, IntType):
@@ -514,19 +517,83 @@ class ExprLowering:
         a = convert(self.std, a, t)
         b = convert(self.std, b, t)
         if op in ("/", "%") and isinstance(t, IntType):
-            self.check_divisor(b, node)
+            self.check_divisor(a, b, node)
+        elif op in ("+", "-", "*"):
+            self.check_overflow(ARITH[op], t, a, b, node)
         return fold(Binary(ARITH[op], t, a, b))
 
-    def check_divisor(self, b: Expr, node: c_ast.Node) -> None:
-        if isinstance(b, Const):
-            if b.value != 0:
-                return
+    def check_divisor(self, a: Expr, b: Expr, node: c_ast.Node) -> None:
         if not self.checks_div:
             return
         loc = self.loc(node)
-        cond = Binary("ne", self.std.int, b, Const(b.type, 0), b.type)
-        pid = self.ctx.stable_id(loc, "div-by-zero")
-        self.ctx.cfg.emit(Assert(cond, loc, pid, "div-by-zero", f"division by zero in {self.text(node)}", "div"), loc)
+        t = b.type
+        if not (isinstance(b, Const) and b.value != 0):
+            cond = Binary("ne", self.std.int, b, Const(t, 0), t)
+            pid = self.ctx.stable_id(loc, "div-by-zero")
+            self.ctx.cfg.emit(Assert(cond, loc, pid, "div-by-zero", f"division by zero in {self.text(node)}", "div"), loc)
+        # INT_MIN / -1 (and %) traps on x86 as a division by zero does (SIGFPE).
+        if isinstance(t, IntType) and t.signed and not (isinstance(b, Const) and b.value != -1) \
+                and not (isinstance(a, Const) and a.value != t.min):
+            ok = fold(self.not_both(Binary("eq", self.std.int, a, Const(t, t.min), t),
+                                    Binary("eq", self.std.int, b, Const(t, -1), t)))
+            if not (isinstance(ok, Const) and ok.value):
+                pid = self.ctx.stable_id(loc, "div-by-zero")
+                self.ctx.cfg.emit(Assert(ok, loc, pid, "div-by-zero",
+                                         f"arithmetic overflow in {self.text(node)}: {t.min} / -1 is undefined (x86 traps: SIGFPE)",
+                                         "div"), loc)
+
+    # ---------------------------------------------- undefined behaviour checks
+    # Conditions are IR expressions over the operands, so that the interpreter and
+    # the model checker read them alike; bitwise and/or of 0/1 values stand for
+    # && and || (IR expressions have no short-circuit, and nothing here can trap).
+
+    def int_truth(self, op: str, x: Expr, y: Expr) -> Expr:
+        return Binary(op, self.std.int, x, y)
+
+    def not_both(self, x: Expr, y: Expr) -> Expr:
+        return Binary("eq", self.std.int, self.int_truth("and", x, y), Const(self.std.int, 0), self.std.int)
+
+    def emit_ub_check(self, kind: str, ok: Expr, message: str, node: c_ast.Node) -> None:
+        ok = fold(ok)
+        if isinstance(ok, Const) and ok.value:
+            return
+        loc = self.loc(node)
+        pid = self.ctx.stable_id(loc, kind)
+        self.ctx.cfg.emit(Assert(ok, loc, pid, kind, f"{message} in {self.text(node)}", kind), loc)
+
+    def check_overflow(self, op: str, t: CType, a: Expr, b: Expr, node: c_ast.Node) -> None:
+        """Signed ``a op b`` (operands already of type ``t``) must fit ``t``."""
+        if "overflow" not in self.checks or not (isinstance(t, IntType) and t.signed):
+            return
+        i = self.std.int
+        zero = Const(t, 0)
+        r = Binary(op, t, a, b)  # the wrapped result
+        if op == "add":  # overflow iff both operands differ in sign from the result
+            ok = Binary("ge", i, Binary("and", t, Binary("xor", t, a, r), Binary("xor", t, b, r)), zero, t)
+        elif op == "sub":
+            ok = Binary("ge", i, Binary("and", t, Binary("xor", t, a, b), Binary("xor", t, a, r)), zero, t)
+        else:
+            ok = Binary("smul_ok", i, a, b, t)
+        self.emit_ub_check("overflow", ok, "signed overflow", node)
+
+    def check_negation(self, t: CType, a: Expr, node: c_ast.Node) -> None:
+        if "overflow" in self.checks and isinstance(t, IntType) and t.signed:
+            self.emit_ub_check("overflow", Binary("ne", self.std.int, a, Const(t, t.min), t),
+                               "signed overflow", node)
+
+    def check_shift(self, op: str, t: CType, a: Expr, b: Expr, node: c_ast.Node) -> None:
+        """C11 6.5.7: the count in [0, width); ``<<`` of a signed value: non-negative
+        and the result representable."""
+        if "shift" not in self.checks or not isinstance(t, IntType):
+            return
+        i = self.std.int
+        u = IntType(t.width, False, f"unsigned {t.name}")
+        self.emit_ub_check("shift", Binary("lt", i, Cast(u, b), Const(u, t.width), u),
+                           f"shift count out of range [0, {t.width})", node)
+        if op == "shl" and t.signed:
+            self.emit_ub_check("shift", Binary("ge", i, a, Const(t, 0), t), "left shift of a negative value", node)
+            limit = Binary("shr", t, Const(t, t.max), b)  # a << b fits iff a <= MAX >> b
+            self.emit_ub_check("shift", Binary("le", i, a, limit, t), "signed overflow in a left shift", node)
 
     def compare(self, op: str, a: Expr, b: Expr, node: c_ast.Node) -> Expr:
         ta, tb = a.type, b.type

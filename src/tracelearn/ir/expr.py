@@ -15,6 +15,9 @@ from .types import CType
 # from the operand type; floats use IEEE semantics with round-to-nearest-even.
 ARITH_OPS = ("add", "sub", "mul", "div", "rem", "shl", "shr", "and", "or", "xor")
 CMP_OPS = ("eq", "ne", "lt", "le", "gt", "ge")
+# Checks: 1 if the signed product of the operands (of type ``optype``) fits it. A
+# solver proves this far faster with its own overflow circuit than by widening.
+CHECK_OPS = ("smul_ok",)
 UNARY_OPS = ("neg", "not")  # "not" is bitwise ~; logical ! is a comparison with 0
 
 

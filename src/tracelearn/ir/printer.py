@@ -10,7 +10,7 @@ from .program import (
 
 _OPS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "rem": "%", "shl": "<<", "shr": ">>",
         "and": "&", "or": "|", "xor": "^", "eq": "==", "ne": "!=", "lt": "<", "le": "<=",
-        "gt": ">", "ge": ">="}
+        "gt": ">", "ge": ">=", "smul_ok": "*fits"}
 
 
 def expr_text(e: Expr) -> str:

@@ -71,6 +71,8 @@ def compare(op: str, optype: CType, a: z3.ExprRef, b: z3.ExprRef) -> z3.BoolRef:
 def binary(op: str, t: CType, a: z3.ExprRef, b: z3.ExprRef, optype: CType | None) -> z3.ExprRef:
     if op in ("eq", "ne", "lt", "le", "gt", "ge"):
         return bool_to_int(compare(op, optype or t, a, b))
+    if op == "smul_ok":
+        return bool_to_int(z3.And(z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b)))
     if isinstance(t, FloatType):
         return {"add": lambda: z3.fpAdd(RNE, a, b), "sub": lambda: z3.fpSub(RNE, a, b),
                 "mul": lambda: z3.fpMul(RNE, a, b), "div": lambda: z3.fpDiv(RNE, a, b)}[op]()
