@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 
 from ..errors import OptionError
-from ..frontend.lower import load_program
+from ..frontend.lower import DEFAULT_CHECKS, load_program
 from ..semantics.inputs import InputSource
 from ..semantics.interpreter import Interpreter, InterpOptions
-from .options import add_frontend_options, parse_defines, positive
+from .options import add_frontend_options, parse_checks, parse_defines, positive
 
 
 def add_parser(sub) -> None:
@@ -17,6 +17,7 @@ def add_parser(sub) -> None:
     p.add_argument("--inputs", metavar="V,V,...", help="values of the nondeterministic inputs, in order")
     p.add_argument("--seed", type=int, default=0, help="seed of random inputs once --inputs run out (default 0)")
     p.add_argument("--max-steps", type=positive, default=None, help="stop after this many blocks")
+    p.add_argument("--checks", metavar="LIST", help="runtime checks, as for `check` (default: the default set)")
     p.add_argument("args", nargs="*", help="program arguments (after --)")
     add_frontend_options(p)
     p.set_defaults(run=run)
@@ -69,13 +70,14 @@ def _value(p: str):
 
 
 def run(args) -> int:
+    checks = parse_checks(args.checks)
     program = load_program(args.file, args.data_model.upper(), args.include, parse_defines(args.define),
-                           entry=args.entry)
+                           entry=args.entry, checks=checks | DEFAULT_CHECKS)
     for w in program.warnings:
         print(f"warning: {w}", file=sys.stderr)
     sys.stdout.flush()
     opts = InterpOptions(real_io=True, stdout=sys.stdout.buffer, stderr=sys.stderr.buffer,
-                         stdin=sys.stdin.buffer, max_steps=args.max_steps)
+                         stdin=sys.stdin.buffer, max_steps=args.max_steps, checks=checks)
     it = Interpreter(program, opts)
     r = it.run(InputSource(parse_inputs(args.inputs), seed=args.seed), argv=list(args.args))
     sys.stdout.flush()

@@ -316,7 +316,8 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
         done.working_on = b
         say(f"bound {b}: unwinding")
         try:
-            enc = Encoding(program, b, opts.loop_bounds, remaining, opts.max_steps, deadline)
+            enc = Encoding(program, b, opts.loop_bounds, remaining, opts.max_steps, deadline,
+                           SymexOptions(leak_checks="memleak" in opts.checks))
         except SymexLimit as e:
             reason = str(e)
             break

@@ -23,7 +23,7 @@ from ..ir.types import ArrayType, CType, FloatType, IntType, PointerType
 from ..ir.values import round_f32
 from .inputs import InputRecord, InputSource
 from .layout import HEAP_BASE, STACK_BASE, Bump, layout_globals
-from .memory import FREE_NOT_HEAP, FREE_TWICE, Memory, MemObject, MemoryFault, decode, encode
+from .memory import FREE_NOT_HEAP, FREE_TWICE, LEAK_MESSAGE, Memory, MemObject, MemoryFault, decode, encode
 
 ALL_CHECKS = frozenset({"assertion", "error-call", "bounds", "pointer", "div-by-zero"})
 
@@ -195,11 +195,17 @@ class Interpreter:
                 code = rv & 0xFF
             else:
                 code = 0
+            self.check_leaks()
         except _Exit as e:
             code = (e.code or 0) & 0xFF if e.code is not None else 134
             if e.code is None:
                 status = "ok"
                 note = "abort"
+            else:
+                try:
+                    self.check_leaks()
+                except _Violated as v:
+                    status, violation = "violation", v.violation
         except _Violated as e:
             status, violation = "violation", e.violation
         except _Infeasible as e:
@@ -208,6 +214,16 @@ class Interpreter:
             status, note = "limit", f"step limit {self.opt.max_steps} reached"
         return RunResult(status, code, violation, list(self.inputs.consumed), self.events,
                          self.decisions, self.steps, self.trace, note, self.stmts)
+
+    def check_leaks(self) -> None:
+        """The memleak check (SV-COMP's valid-memcleanup): at the end of the program,
+        by return from main or exit(), no heap block is still allocated. The first
+        leaked block, in allocation order, as the model checker orders its checks."""
+        if "memleak" not in self.opt.checks:
+            return
+        for obj in self.heap.values():
+            if obj.alive and obj.site is not None:
+                raise _Violated(Violation("memleak", f"{obj.site}:memleak", obj.site, LEAK_MESSAGE))
 
     def init_globals(self) -> None:
         for name, g in self.program.globals.items():
@@ -627,7 +643,7 @@ class _Compiler:
                     data = bytearray(size)
                 else:
                     data = bytearray(it.inputs.next(ArrayType(IntType(8, False), size), f"malloc at {site}", loc)) if size else bytearray()
-                obj = MemObject(base, size, data, f"heap block from {site}", "heap")
+                obj = MemObject(base, size, data, f"heap block from {site}", "heap", site=loc)
                 it.mem.add(obj)
                 it.heap[base] = obj
                 set_(r, base)

@@ -26,6 +26,7 @@ class MemObject:
     kind: str  # "global", "local", "heap", "string", "argv"
     alive: bool = True
     readonly: bool = False
+    site: object = None  # heap blocks: the SourceLoc of the allocation (for the memleak check)
 
 
 class Memory:
@@ -120,3 +121,4 @@ def encode(t: CType, v) -> bytes:
 # Messages both engines give for a bad free (one wording, so traces agree).
 FREE_NOT_HEAP = "free of a pointer that is not the start of a heap block"
 FREE_TWICE = "double free: the heap block was already freed"
+LEAK_MESSAGE = "memory allocated here is not freed at the end of the program"

@@ -28,7 +28,7 @@ from . import symexpr as S
 from .equation import Equation, Step
 from .layout import HEAP_BASE, INVALID_BASE, INVALID_SIZE, STACK_BASE, Bump, layout_globals
 from .symstate import SVal, State, SymObject, pts_union
-from .memory import FREE_NOT_HEAP, FREE_TWICE
+from .memory import FREE_NOT_HEAP, FREE_TWICE, LEAK_MESSAGE
 from .solving import check_sat
 
 MAX_ARGC = 4
@@ -54,6 +54,7 @@ class SymexOptions:
     continue_kinds: frozenset = frozenset()  # failed checks of these kinds do not end the run
     cut_props: frozenset = frozenset()  # ... except these properties (the analysis' targets)
     entry_args: str = "nondet"
+    leak_checks: bool = False  # the memleak check at the ends of the program
 
 
 @dataclass
@@ -80,6 +81,7 @@ class SymbolicExecutor:
         self.layout = layout_globals(program)
         self.eq = Equation(bound=options.bound)
         self.objects: dict[int, SymObject] = {}
+        self.alloc_sites: dict[int, SourceLoc] = {}  # heap block -> its malloc
         self.global_objs: dict[str, int] = {}
         self.oids = itertools.count(1)
         self.stack_alloc = Bump(STACK_BASE)
@@ -160,6 +162,7 @@ class SymbolicExecutor:
         args = self.entry_args(st2, entry)
         end = self.call_procedure(st2, entry, args, entry.loc, entry=True)
         if end is not None and not is_false(end[0].guard):
+            self.leak_checks(end[0])
             self.step(Step("exit", end[0].guard, entry.loc, entry.name, lhs="return"))
         return self.eq
 
@@ -339,6 +342,8 @@ class SymbolicExecutor:
                 results.append((after, val))
             elif isinstance(t, Exit):
                 code = self.eval(after, t.code) if t.code is not None else None
+                if t.kind == "exit":
+                    self.leak_checks(after)
                 self.step(Step("exit", after.guard, t.loc, frame.proc.name, lhs=t.kind,
                                ssa=code.term if code is not None else None))
             pos = nxt
@@ -496,6 +501,7 @@ class SymbolicExecutor:
                 st.mem[obj.oid] = contents
             st.spts[obj.oid] = frozenset()
             st.alive[obj.oid] = z3.BoolVal(True)
+            self.alloc_sites[obj.oid] = s.loc
             self.assign(frame, st, s.lhs, SVal(z3.BitVecVal(base, self.pw), frozenset({obj.oid})), s.loc, s.text, True)
             return st
         if isinstance(s, Free):
@@ -503,6 +509,16 @@ class SymbolicExecutor:
             self.free(st, p, s.loc)
             return st
         raise TypeError(f"unknown statement {s!r}")
+
+    def leak_checks(self, st: State) -> None:
+        """The memleak check at an end of the program (see ``Interpreter.check_leaks``):
+        one check per heap block, in allocation order."""
+        if not self.opt.leak_checks:
+            return
+        for oid in sorted(self.alloc_sites):
+            if oid in st.alive:
+                site = self.alloc_sites[oid]
+                self.check(st, _simp(z3.Not(st.alive[oid])), "memleak", f"{site}:memleak", site, LEAK_MESSAGE, "memleak")
 
     def heap_contents(self, st: State, obj: SymObject, s: Alloc) -> z3.ExprRef:
         """Fresh heap memory is nondeterministic: an input of the run."""
