@@ -17,13 +17,13 @@ from ..ir.analysis import used_params
 from ..ir.expr import AddrOf, Binary, Cast, Const, Expr, Load, Reg, Unary
 from ..ir.program import (
     Alloc, Assert, Assign, Assume, Branch, Call, Event, Exit, Free, Goto, Mem, Nondet,
-    Procedure, Program, Return, SourceLoc,
+    Procedure, Program, Return, SourceLoc, is_library_file,
 )
 from ..ir.types import ArrayType, CType, FloatType, IntType, PointerType
 from ..ir.values import round_f32
 from .inputs import InputRecord, InputSource
 from .layout import HEAP_BASE, STACK_BASE, Bump, layout_globals
-from .memory import FREE_NOT_HEAP, FREE_TWICE, LEAK_MESSAGE, Memory, MemObject, MemoryFault, decode, encode
+from .memory import FREE_NOT_HEAP, FREE_TWICE, LEAK_MESSAGE, Memory, library_property, MemObject, MemoryFault, decode, encode
 
 ALL_CHECKS = frozenset({"assertion", "error-call", "bounds", "pointer", "div-by-zero"})
 
@@ -138,6 +138,10 @@ class CProc:
     mem_locals: list[tuple[int, str, int, int]]  # slot, name, size, align
     blocks: list[list[CSeg]] = field(default_factory=list)
 
+    @property
+    def library(self) -> bool:
+        return is_library_file(self.proc.loc.file)
+
 
 RET = 0  # frame slot of the return value
 
@@ -165,6 +169,7 @@ class Interpreter:
         self.heap_alloc = Bump(HEAP_BASE)
         self.heap: dict[int, MemObject] = {}
         self.cur_proc = ""
+        self.user_site: SourceLoc | None = None  # the user's call into the running library model
         from .native import NativeLibrary
 
         self.native = NativeLibrary(self)
@@ -181,6 +186,7 @@ class Interpreter:
         self.heap_alloc = Bump(HEAP_BASE)
         self.heap = {}
         self.native.reset()
+        self.user_site = None
         self.G = [0] * len(self.gslots)
         self.steps = 0
         self.stmts = 0
@@ -207,13 +213,21 @@ class Interpreter:
                 except _Violated as v:
                     status, violation = "violation", v.violation
         except _Violated as e:
-            status, violation = "violation", e.violation
+            status, violation = "violation", self.user_facing(e.violation)
         except _Infeasible as e:
             status, note = "infeasible", e.why
         except _Limit:
             status, note = "limit", f"step limit {self.opt.max_steps} reached"
         return RunResult(status, code, violation, list(self.inputs.consumed), self.events,
                          self.decisions, self.steps, self.trace, note, self.stmts)
+
+    def user_facing(self, v: Violation) -> Violation:
+        """A failure inside a library model is the user's call's (the model checker
+        names it the same way)."""
+        site = self.user_site
+        if site is None or not is_library_file(v.loc.file):
+            return v
+        return Violation(v.kind, library_property(site, v.kind), site, v.message)
 
     def check_leaks(self) -> None:
         """The memleak check (SV-COMP's valid-memcleanup): at the end of the program,
@@ -315,9 +329,11 @@ class Interpreter:
                     s += 1
                     continue
                 ncp = self.compile(callee)
-                stack.append((cp, r, b, s + 1, call.set))
+                stack.append((cp, r, b, s + 1, call.set, self.user_site))
                 if len(stack) > 100_000:
                     raise _Limit()
+                if self.user_site is None and ncp.library:
+                    self.user_site = call.stmt.loc  # failures inside a library model show here
                 cp = ncp
                 r = self.new_frame(cp, self.fit_args(ncp, argvals, call.stmt))
                 b, s = 0, 0
@@ -333,7 +349,7 @@ class Interpreter:
             self.free_frame(cp, r)
             if not stack:
                 return value
-            cp, r, b, s, setter = stack.pop()
+            cp, r, b, s, setter, self.user_site = stack.pop()
             if setter is not None:
                 setter(r, value)
 

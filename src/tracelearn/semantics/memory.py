@@ -122,3 +122,9 @@ def encode(t: CType, v) -> bytes:
 FREE_NOT_HEAP = "free of a pointer that is not the start of a heap block"
 FREE_TWICE = "double free: the heap block was already freed"
 LEAK_MESSAGE = "memory allocated here is not freed at the end of the program"
+
+
+def library_property(site, kind: str) -> str:
+    """The property id of a check failing inside a library model: named after the
+    user's call (``site``), the same in both engines."""
+    return f"{site}:{kind}"

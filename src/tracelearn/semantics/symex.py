@@ -21,14 +21,14 @@ from ..ir.analysis import used_params
 from ..ir.expr import AddrOf, Binary, Cast, Const, Expr, Load, Reg, Unary
 from ..ir.program import (
     Alloc, Assert, Assign, Assume, Branch, Call, Event, Exit, Free, Goto, Mem, Nondet,
-    Procedure, Program, Return, SourceLoc,
+    Procedure, Program, Return, SourceLoc, is_library_file,
 )
 from ..ir.types import ArrayType, CType, FloatType, IntType, PointerType, VoidType
 from . import symexpr as S
 from .equation import Equation, Step
 from .layout import HEAP_BASE, INVALID_BASE, INVALID_SIZE, STACK_BASE, Bump, layout_globals
 from .symstate import SVal, State, SymObject, pts_union
-from .memory import FREE_NOT_HEAP, FREE_TWICE, LEAK_MESSAGE
+from .memory import FREE_NOT_HEAP, FREE_TWICE, LEAK_MESSAGE, library_property
 from .solving import check_sat
 
 MAX_ARGC = 4
@@ -82,6 +82,7 @@ class SymbolicExecutor:
         self.eq = Equation(bound=options.bound)
         self.objects: dict[int, SymObject] = {}
         self.alloc_sites: dict[int, SourceLoc] = {}  # heap block -> its malloc
+        self.user_site: SourceLoc | None = None  # the user's call into the library model running
         self.global_objs: dict[str, int] = {}
         self.oids = itertools.count(1)
         self.stack_alloc = Bump(STACK_BASE)
@@ -138,6 +139,10 @@ class SymbolicExecutor:
         return sym
 
     def step(self, s: Step) -> None:
+        if self.user_site is not None:  # inside a library model: the user's call site
+            s.loc = self.user_site
+            s.hidden = s.hidden or s.kind == "assign"
+            s.keyword = None  # the model's branches are no waypoints of the user's program
         self.eq.steps.append(s)
         n = len(self.eq.steps)
         if n > self.opt.max_steps:
@@ -206,12 +211,13 @@ class SymbolicExecutor:
         NUL-terminated strings."""
         loc = proc.loc
         argc_t = proc.params[0].type
-        argc = self.input(st, argc_t, "argc", loc, "argc")
+        argc = self.input(st, argc_t, "argc", loc, "argc", fn=proc.name)
         st.guard = z3.And(st.guard, argc.term >= 0, argc.term <= MAX_ARGC)
         ptrs = []
         for i in range(MAX_ARGC):
             obj = self.new_object(f"argv[{i}]", "argv", self.heap_alloc.alloc(ARGV_STRING + 1), ARGV_STRING + 1)
-            data = self.input(st, ArrayType(IntType(8, False), ARGV_STRING), f"argv[{i}]", loc, f"argv[{i}]")
+            data = self.input(st, ArrayType(IntType(8, False), ARGV_STRING), f"argv[{i}]", loc, f"argv[{i}]",
+                              fn=proc.name)
             st.mem[obj.oid] = z3.Concat(z3.BitVecVal(0, 8), data.term)
             st.spts[obj.oid] = frozenset()
             ptrs.append(obj)
@@ -250,6 +256,9 @@ class SymbolicExecutor:
         frame = Frame(next(self.fids), proc, {})
         self.frames.append(frame)
         self.active.append(proc.name)
+        outer_site = self.user_site
+        if outer_site is None and is_library_file(proc.loc.file):
+            self.user_site = loc  # what happens in a library model is shown at its call
         try:
             st = st.copy()
             for p, a in zip(proc.params, args):
@@ -266,6 +275,7 @@ class SymbolicExecutor:
         finally:
             self.frames.pop()
             self.active.pop()
+            self.user_site = outer_site
         if not results:
             return None
         merged = self.merge([s for s, _ in results], f"{proc.name}.return")
@@ -538,6 +548,8 @@ class SymbolicExecutor:
     def check(self, st: State, ok: z3.BoolRef, kind: str, prop_id: str, loc: SourceLoc, msg: str, origin: str = "") -> None:
         if is_true(ok):
             return
+        if self.user_site is not None:
+            loc, prop_id = self.user_site, library_property(self.user_site, kind)
         viol_term = z3.And(st.guard, z3.Not(ok))
         viol = z3.Bool(f"viol#{next(self.names)}")
         self.constrain(viol == viol_term)
