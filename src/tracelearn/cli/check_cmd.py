@@ -10,7 +10,7 @@ from ..report.jsonout import dumps as json_text
 from ..report.playback import write_playback
 from ..report.sarif import sarif_document
 from ..report.trace_text import counterexample_text
-from ..report.witness import witness_yaml
+from ..report.witness import specification, witness_yaml
 from .options import add_frontend_options, parse_checks, parse_defines, positive, seconds
 from .outputs import preflight, write_output
 from .progress import Progress
@@ -81,7 +81,10 @@ def write_outputs(args, program, result, analysis, dm: str) -> None:
         doc = sarif_document([cex] if cex is not None else [], result.verdict)
         write_output(args.sarif, json_text(doc, indent=2), "--sarif")
     if args.witness:
-        if cex is not None and analysis is not None:
+        if cex is not None and analysis is not None and specification(cex) is None:
+            print(f"note: no witness written to {args.witness}: SV-COMP has no property for a {cex.kind} "
+                  f"failure", file=sys.stderr)
+        elif cex is not None and analysis is not None:
             write_output(args.witness, witness_yaml(cex, args.file, dm, analysis.waypoints(result)), "--witness")
         else:
             print(f"note: no witness written to {args.witness}: the verdict is {result.verdict}; "

@@ -12,13 +12,50 @@ from pathlib import Path
 from .. import __version__
 from ..semantics.bmc import Counterexample
 
+# The SV-COMP property each kind of failure violates. Division by zero and bad
+# shifts have none: no witness is written for them rather than a wrong one.
 SPECS = {
     "error-call": "G ! call(reach_error())",
     "assertion": "G ! call(reach_error())",
     "bounds": "G valid-deref",
     "pointer": "G valid-deref",
-    "div-by-zero": "G valid-deref",
+    "free": "G valid-free",
+    "memleak": "G valid-memcleanup",
+    "overflow": "G ! overflow",
 }
+
+
+def specification(cex: Counterexample) -> str | None:
+    """The SV-COMP specification ``cex`` violates, or None when there is none."""
+    if cex.kind == "pointer" and cex.prop_id.endswith(":free"):
+        return SPECS["free"]
+    return SPECS.get(cex.kind)
+
+
+def call_close_paren(lines: list[str], line: int, col: int) -> tuple[int, int]:
+    """Line and column of the ``)`` closing the call that starts at ``line:col``
+    (where the format puts function_return waypoints); the start if not found."""
+    depth, started = 0, False
+    for ln in range(line, min(len(lines), line + 50) + 1):
+        text = lines[ln - 1]
+        start = col - 1 if ln == line else 0
+        i = start
+        while i < len(text):
+            c = text[i]
+            if c in "\"'":  # skip a literal
+                j = i + 1
+                while j < len(text) and text[j] != c:
+                    j += 2 if text[j] == "\\" else 1
+                i = j + 1
+                continue
+            if c == "(":
+                depth, started = depth + 1, True
+            elif c == ")" and started:
+                depth -= 1
+                if depth == 0:
+                    return ln, i + 1
+            i += 1
+    return line, col
 
 
 def _q(s: object) -> str:
@@ -27,7 +64,10 @@ def _q(s: object) -> str:
 
 
 def witness_yaml(cex: Counterexample, file: str, data_model: str, waypoints: list[tuple]) -> str:
-    """``waypoints``: (type, file, line, column, function, constraint, format) in trace order."""
+    """``waypoints``: (type, file, line, column, function, constraint, format) in trace order.
+    Only for a failure with an SV-COMP property (see :func:`specification`)."""
+    if specification(cex) is None:
+        raise ValueError(f"no SV-COMP property for a {cex.kind} failure")
     data = Path(file).read_bytes() if Path(file).is_file() else b""
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
     lines = [
@@ -44,7 +84,7 @@ def witness_yaml(cex: Counterexample, file: str, data_model: str, waypoints: lis
         f"        - {_q(file)}",
         "      input_file_hashes:",
         f"        {_q(file)}: {_q(hashlib.sha256(data).hexdigest())}",
-        f"      specification: {_q(SPECS.get(cex.kind, 'G assert'))}",
+        f"      specification: {_q(specification(cex))}",
         f"      data_model: {data_model}",
         "      language: C",
         "  content:",
@@ -66,7 +106,13 @@ def witness_yaml(cex: Counterexample, file: str, data_model: str, waypoints: lis
             lines.extend(["            constraint:", f"              value: {_q(constraint)}",
                           f"              format: {fmt}"])
 
+    sources: dict[str, list[str]] = {}
     for kind, f, line, col, fn, value, fmt in waypoints:
+        if kind == "function_return":
+            if f not in sources:
+                p = Path(f)
+                sources[f] = p.read_text(encoding="latin-1").splitlines() if p.is_file() else []
+            line, col = call_close_paren(sources[f], line, col)
         waypoint(kind, f, line, col, fn, value, fmt)
     waypoint("target", cex.loc.file, cex.loc.line, cex.loc.col, cex.function, None, "")
     return "\n".join(lines) + "\n"
