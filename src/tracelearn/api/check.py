@@ -14,6 +14,7 @@ from ..errors import OptionError
 from ..frontend.lower import DEFAULT_CHECKS, load_program
 from ..ir.program import Program
 from ..report.check_doc import check_document
+from ..report.trace_text import reproduce_command
 from ..semantics.bmc import CheckOptions, CheckProgress, CheckResult, check as bmc_check
 
 
@@ -85,6 +86,8 @@ def check_run(
         result.counterexample = analysis.cex
     doc = check_document(result, file, dm, entry, check_set, time.perf_counter() - t0,
                          program.warnings if program else [], loop_bounds)
+    if result.counterexample is not None and doc["counterexample"] is not None:
+        doc["counterexample"]["reproduce"] = reproduce_command(file, result.counterexample, dm, entry)
     if analysis is not None:
         doc["minimization"] = analysis.minimize_stats.to_json() if analysis.minimize_stats else None
         doc["explanation"] = analysis.explanation.to_json() if analysis.explanation else None

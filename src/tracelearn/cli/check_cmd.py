@@ -9,7 +9,7 @@ from ..report.explain_text import explanation_text
 from ..report.jsonout import dumps as json_text
 from ..report.playback import write_playback
 from ..report.sarif import sarif_document
-from ..report.trace_text import counterexample_text
+from ..report.trace_text import counterexample_text, reproduce_command
 from ..report.witness import specification, witness_yaml
 from .options import add_frontend_options, parse_checks, parse_defines, positive, seconds
 from .outputs import preflight, write_output
@@ -103,6 +103,7 @@ def print_text(result, args, elapsed: float, analysis=None, program=None) -> Non
         print(counterexample_text(cex, args.full_trace))
         print()
         print(f"Replayed in the interpreter: {cex.replay.get('status')} ({cex.replay.get('interpreter')})")
+        print(f"Reproduce with: {reproduce_command(args.file, cex, args.data_model, args.entry)}")
         ms = analysis.minimize_stats if analysis else None
         if ms is not None:
             print(f"Minimized ({cex.minimized}): length {ms.length_before} -> {ms.length_after}, "

@@ -18,6 +18,9 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of random inputs once --inputs run out (default 0)")
     p.add_argument("--max-steps", type=positive, default=None, help="stop after this many blocks")
     p.add_argument("--checks", metavar="LIST", help="runtime checks, as for `check` (default: the default set)")
+    p.add_argument("--all-inputs", action="store_true",
+                   help="take every input from --inputs, argc/argv and stdin reads included, in the order the "
+                        "model checker draws them (what the `reproduce with:` line of a counterexample uses)")
     p.add_argument("args", nargs="*", help="program arguments (after --)")
     add_frontend_options(p)
     p.set_defaults(run=run)
@@ -76,10 +79,12 @@ def run(args) -> int:
     for w in program.warnings:
         print(f"warning: {w}", file=sys.stderr)
     sys.stdout.flush()
-    opts = InterpOptions(real_io=True, stdout=sys.stdout.buffer, stderr=sys.stderr.buffer,
+    if args.all_inputs and args.args:
+        raise OptionError("--all-inputs takes argv from --inputs: give no program arguments")
+    opts = InterpOptions(real_io=not args.all_inputs, stdout=sys.stdout.buffer, stderr=sys.stderr.buffer,
                          stdin=sys.stdin.buffer, max_steps=args.max_steps, checks=checks)
     it = Interpreter(program, opts)
-    r = it.run(InputSource(parse_inputs(args.inputs), seed=args.seed), argv=list(args.args))
+    r = it.run(InputSource(parse_inputs(args.inputs), seed=args.seed), argv=None if args.all_inputs else list(args.args))
     sys.stdout.flush()
     if r.status == "violation" and r.violation is not None:
         v = r.violation

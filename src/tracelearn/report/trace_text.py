@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import shlex
+
 from ..semantics.bmc import Counterexample
 
 RULE = "-" * 52
@@ -39,3 +42,29 @@ def counterexample_text(cex: Counterexample, full: bool = False) -> str:
     out.append(f"  {cex.message}")
     out.append(f"  {cex.kind}: {cex.prop_id}")
     return "\n".join(out)
+
+
+def input_text(v) -> str:
+    """An input value as ``tracelearn run --inputs`` reads it back."""
+    if isinstance(v, (bytes, bytearray)):
+        return "x:" + bytes(v).hex()
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    return str(v)
+
+
+def reproduce_command(file: str, cex: Counterexample, data_model: str = "LP64", entry: str = "main") -> str:
+    """A `tracelearn run` command that runs the counterexample's inputs, every one of
+    them (argv and stdin reads too) in the order the model checker drew them."""
+    words = ["tracelearn", "run", file, "--all-inputs"]
+    if cex.input_values:
+        words += ["--inputs", ",".join(input_text(v) for v in cex.input_values)]
+    if data_model.upper() != "LP64":
+        words += ["--data-model", data_model.upper()]
+    if entry != "main":
+        words += ["--entry", entry]
+    return shlex.join(words)
