@@ -29,6 +29,10 @@ def add_alphabet_options(p) -> None:
                         "or none (only __tl_event/Learn events)")
     g.add_argument("--assertion", metavar="[FILE:]LINE", help="the assertion to explain (default: _Learn_assert, "
                                                               "else every assertion and error call)")
+    g.add_argument("--target", metavar="KIND[,KIND]",
+                   help="the failures the final letter stands for: assertion, error-call, bounds, pointer, "
+                        "div-by-zero (default: the assertions and error calls; in a program with none, its "
+                        "runtime errors: bounds,pointer,div-by-zero)")
     g.add_argument("--program", nargs="?", const="main", metavar="FUNCTION",
                    help="program explanation: the language of all paths reaching the end of FUNCTION (main)")
     b = p.add_argument_group("bounds and learning")
@@ -72,14 +76,28 @@ def explain_options(args) -> ExplainOptions:
         branches = args.alphabet in ("branches", "both")
     if args.program and args.assertion:
         raise OptionError("--program and --assertion exclude each other")
-    spec = AlphabetSpec(functions, branches, args.assertion, args.program is not None, args.program or "main")
+    if args.program and getattr(args, "target", None):
+        raise OptionError("--program and --target exclude each other")
+    spec = AlphabetSpec(functions, branches, args.assertion, args.program is not None, args.program or "main",
+                        parse_targets(getattr(args, "target", None)))
     return ExplainOptions(spec, args.bound, args.bwl, args.bmax, args.bwl_max, args.learner, args.lazy,
                           args.timeout, loop_bounds=parse_loop_bounds(args.unwind_loop),
                           cbmc_semantics=getattr(args, "semantics", "c") == "cbmc")
 
 
+def parse_targets(text: str | None) -> frozenset[str] | None:
+    if not text:
+        return None
+    kinds = frozenset(k.strip() for k in text.split(",") if k.strip())
+    bad = kinds - {"assertion", "error-call", "bounds", "pointer", "div-by-zero"}
+    if bad or not kinds:
+        raise OptionError(f"--target: unknown check {', '.join(sorted(bad)) or text!r} "
+                          f"(choose from assertion, error-call, bounds, pointer, div-by-zero)")
+    return kinds
+
+
 def options_json(args) -> dict:
-    keys = ["letters", "alphabet", "assertion", "program", "bound", "bwl", "bmax", "bwl_max", "learner", "lazy",
+    keys = ["letters", "alphabet", "assertion", "target", "program", "bound", "bwl", "bmax", "bwl_max", "learner", "lazy",
             "semantics",
             "data_model", "entry", "include", "define", "unwind_loop"]
     return {k: getattr(args, k, None) for k in keys}

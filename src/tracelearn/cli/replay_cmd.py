@@ -45,7 +45,7 @@ def run(args) -> int:
         shown += 1
         r = it.run(InputSource(list(wit["inputs"])))
         got = tuple(e for e, _ in r.events) + ((inst.final,) if r.status == "violation" else ())
-        ok = r.status == "violation" and r.violation.prop_id in inst.targets and got == word
+        ok = r.status == "violation" and inst.is_target(r.violation.prop_id, r.violation.kind) and got == word
         failures += not ok
         where = f" at {r.violation.loc}" if r.violation else ""
         print(f"{' . '.join(word)}: inputs {wit['inputs']} -> {' . '.join(got) or '(no events)'}"
@@ -71,6 +71,7 @@ class _Namespace:
         self.letters = o.get("letters")
         self.alphabet = o.get("alphabet") or "functions"
         self.assertion = o.get("assertion")
+        self.target = o.get("target")
         self.program = o.get("program")
         self.bound = o.get("bound")
         self.bwl = o.get("bwl")

@@ -40,6 +40,9 @@ class AlphabetSpec:
     assertion: str | None = None  # FILE:LINE or LINE of the target assertion
     program_mode: bool = False  # program explanation: the end of `function` is the target
     function: str = "main"
+    # Runtime checks whose failure is the final letter (bounds, pointer, div-by-zero);
+    # None: the assertions, or, in a program without any, every runtime check.
+    target_kinds: frozenset[str] | None = None
 
 
 @dataclass
@@ -48,6 +51,10 @@ class Instrumented:
     letters: list[Letter]
     final: str  # the final letter (assert or end)
     targets: set[str]  # prop_ids of the target checks
+    target_kinds: frozenset[str] = frozenset()  # ... and every check of these kinds (runtime checks)
+
+    def is_target(self, prop_id: str, kind: str) -> bool:
+        return prop_id in self.targets or kind in self.target_kinds
 
     @property
     def alphabet(self) -> tuple[str, ...]:
@@ -104,8 +111,17 @@ def instrument(program: Program, spec: AlphabetSpec) -> Instrumented:
         targets = _end_targets(prog, spec.function)
         final = END_LETTER
     else:
-        targets = _assert_targets(prog, spec.assertion)
+        kinds = spec.target_kinds
+        asked_asserts = kinds is None or bool(kinds & ASSERTION_KINDS)
+        targets = _assert_targets(prog, spec.assertion, required=kinds is not None or spec.assertion is not None) \
+            if asked_asserts else set()
+        if kinds is None:
+            # No assertion to explain: the program's runtime errors are the target.
+            kinds = frozenset() if targets else RUNTIME_KINDS
         final = ASSERT_LETTER
+        if final in letters:
+            raise OptionError(f"the letter name '{final}' is reserved for the final event")
+        return Instrumented(prog, list(letters.values()), final, targets, frozenset(kinds) - ASSERTION_KINDS)
     if final in letters:
         raise OptionError(f"the letter name '{final}' is reserved for the final event")
     return Instrumented(prog, list(letters.values()), final, targets)
@@ -120,7 +136,11 @@ def _is_library(prog: Program, name: str) -> bool:
     return "libc/models.c" in p.loc.file
 
 
-def _assert_targets(prog: Program, where: str | None) -> set[str]:
+ASSERTION_KINDS = frozenset({"assertion", "error-call"})
+RUNTIME_KINDS = frozenset({"bounds", "pointer", "div-by-zero"})
+
+
+def _assert_targets(prog: Program, where: str | None, required: bool = True) -> set[str]:
     asserts = [s for p in prog.procedures.values() for b in p.blocks for s in b.stmts
                if isinstance(s, Assert) and s.kind in ("assertion", "error-call")]
     learn = [s for s in asserts if s.origin == "_Learn_assert"]
@@ -134,9 +154,9 @@ def _assert_targets(prog: Program, where: str | None) -> set[str]:
         if not hits:
             raise OptionError(f"no assertion or error call at {where}")
         return hits
-    if not asserts:
-        raise OptionError("the program has no assertion or error call to explain (use --program to explain "
-                          "the behaviour of a function)")
+    if not asserts and required:
+        raise OptionError("the program has no assertion or error call to explain (use --target for its "
+                          "runtime errors, --program to explain the behaviour of a function)")
     return {s.prop_id for s in asserts}
 
 

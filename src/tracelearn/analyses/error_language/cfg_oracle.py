@@ -8,16 +8,17 @@ path, so "not compatible" is a sound "no", and it does not depend on the bounds.
 
 from __future__ import annotations
 
-from ...ir.expr import AddrOf, walk
-from ...ir.program import Assert, Branch, Call, Event, Exit, Goto, Program, Return
+from ...ir.expr import AddrOf, Load, walk
+from ...ir.program import Alloc, Assert, Branch, Call, Event, Exit, Free, Goto, Mem, Program, Return
 
 INF = float("inf")
 
 
 class CFGOracle:
-    def __init__(self, program: Program, targets: set[str]) -> None:
+    def __init__(self, program: Program, targets: set[str], target_kinds: frozenset[str] = frozenset()) -> None:
         self.program = program
         self.targets = targets
+        self.target_kinds = target_kinds
         self.indirect = self._address_taken()
         self.cache: dict[tuple[str, ...], bool] = {}
 
@@ -25,19 +26,33 @@ class CFGOracle:
         names: set[str] = set()
         for p in self.program.procedures.values():
             for b in p.blocks:
-                exprs = []
-                for s in b.stmts:
-                    for attr in ("rhs", "cond", "target", "size", "ptr"):
-                        v = getattr(s, attr, None)
-                        if v is not None and hasattr(v, "type"):
-                            exprs.append(v)
-                    if isinstance(s, Call):
-                        exprs.extend(s.args)
+                exprs = [e for s in b.stmts for e in stmt_exprs(s)]
                 for e in exprs:
                     for x in walk(e):
                         if isinstance(x, AddrOf) and x.scope == "function" and x.name in self.program.procedures:
                             names.add(x.name)
         return sorted(names)
+
+    def may_fail(self, s) -> bool:
+        """Can statement ``s`` fail a target check? Runtime checks other than those the
+        frontend writes as Asserts (pointer validity) can fail at any statement that
+        touches memory or calls the library: taken as possible, so "no" stays sound."""
+        if isinstance(s, Assert):
+            return s.prop_id in self.targets or s.kind in self.target_kinds
+        if "pointer" not in self.target_kinds or isinstance(s, Event):
+            return False
+        if isinstance(s, Call):
+            return s.callee is None or s.callee not in self.program.procedures
+        if isinstance(s, (Free, Alloc)) or isinstance(getattr(s, "lhs", None), Mem):
+            return True
+        return any(isinstance(x, Load) for e in stmt_exprs(s) for x in walk(e))
+
+    def body(self, blk) -> list:
+        """The statements of a block, and its terminator when a runtime-check target can
+        fail in it (``return *p;``, ``if (a[i])``)."""
+        if self.target_kinds and blk.term is not None and self.may_fail(blk.term):
+            return blk.stmts + [blk.term]
+        return blk.stmts
 
     def callees(self, s: Call) -> list[str]:
         if s.callee is not None:
@@ -86,7 +101,7 @@ class CFGOracle:
             seen.add((bi, pos))
             blk = proc.blocks[bi]
             positions = {pos}
-            for s in blk.stmts:
+            for s in self.body(blk):
                 nxt: set[int] = set()
                 for p in positions:
                     if isinstance(s, Event):
@@ -102,7 +117,7 @@ class CFGOracle:
                             found = found or fail[key]
                         if s.callee is not None and s.callee not in self.program.procedures:
                             nxt.add(p)  # library call: no events
-                    elif isinstance(s, Assert) and s.prop_id in self.targets:
+                    elif self.may_fail(s):
                         if p == n:
                             found = True
                         nxt.add(p)
@@ -156,7 +171,7 @@ class CFGOracle:
                 if dist[bi] == INF:
                     continue
                 d = dist[bi]
-                for s in blk.stmts:
+                for s in self.body(blk):
                     if isinstance(s, Event):
                         d += 1
                     elif isinstance(s, Call):
@@ -166,7 +181,7 @@ class CFGOracle:
                             d += min(d_ret[c] for c in cs) if s.callee in self.program.procedures or s.callee is None else 0
                         if d == INF:
                             break
-                    elif isinstance(s, Assert) and s.prop_id in self.targets:
+                    elif self.may_fail(s):
                         best_fail = min(best_fail, d)
                 t = blk.term
                 if d == INF:
@@ -181,3 +196,18 @@ class CFGOracle:
             if not changed:
                 break
         return best_ret, best_fail
+
+
+def stmt_exprs(s) -> list:
+    """The expressions a statement evaluates (its lvalue's address included)."""
+    out = []
+    for attr in ("rhs", "cond", "target", "size", "ptr", "value", "code"):
+        v = getattr(s, attr, None)
+        if v is not None and hasattr(v, "type"):
+            out.append(v)
+    lhs = getattr(s, "lhs", None)
+    if isinstance(lhs, Mem):
+        out.append(lhs.addr)
+    if isinstance(s, Call):
+        out.extend(s.args)
+    return out

@@ -93,7 +93,7 @@ def explain_program(program: Program, opts: ExplainOptions) -> ExplainResult:
     t0 = time.perf_counter()
     deadline = t0 + opts.timeout_s
     inst = instrument(program, opts.alphabet)
-    cfg = CFGOracle(inst.program, inst.targets)
+    cfg = CFGOracle(inst.program, inst.targets, inst.target_kinds)
     notes: list[str] = []
     if opts.bound is not None:
         b_range = [opts.bound]

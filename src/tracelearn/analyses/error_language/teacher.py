@@ -120,7 +120,7 @@ class ErrorTeacher:
                 for k in range(self.max_bwl - 1):
                     solver.add(z3.Implies(z3.And(self.member_mode, s.guard, before == k), self.W[k] == lid))
                 idx = nxt
-            elif s.kind == "check" and s.prop_id in self.inst.targets and s.violation is not None:
+            elif s.kind == "check" and self.inst.is_target(s.prop_id, s.prop_kind) and s.violation is not None:
                 self.fails.append((s.violation, idx))
         self.fail_at_L = z3.Or(*[z3.And(v, i == self.L) for v, i in self.fails]) if self.fails else z3.BoolVal(False)
         self.fail_goal = self.enc.literal(self.fail_at_L)
@@ -194,7 +194,7 @@ class ErrorTeacher:
         if word in self.witnesses:
             return
         try:
-            cex = extract(self.enc, model, frozenset({"assertion", "error-call"}))
+            cex = extract(self.enc, model, frozenset({"assertion", "error-call"}) | self.inst.target_kinds)
         except ValueError:
             return
         self.witnesses[word] = Witness(word, cex.input_values, cex.inputs)
