@@ -102,6 +102,43 @@ def _short(name: str, all_names: list[str]) -> str:
     return name if clash else local
 
 
+def _named_inputs(steps: list[Step], constraints: list, inputs_only: bool) -> list[Step]:
+    """An input passed straight to a parameter (``f(nondet_int(), ...)``) is known by
+    the parameter's name: the input goes, the parameter stays (with --causes-inputs-only
+    only such parameters do). Same value = joined by equalities of SSA symbols."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    for c in constraints:
+        if z3.is_eq(c) and all(_is_symbol(a) for a in c.children()):
+            a, b = (find(str(x)) for x in c.children())
+            if a != b:
+                parent[a] = b
+    params = [s for s in steps if s.kind == "param"]
+    param_class = {find(str(p.ssa)): p for p in params}
+    aliased = {id(s): param_class[find(str(s.ssa))] for s in steps
+               if s.kind == "input" and find(str(s.ssa)) in param_class}
+    kept = {id(p) for p in aliased.values()}
+    return [s for s in steps if id(s) not in aliased and (s.kind != "param" or not inputs_only or id(s) in kept)]
+
+
+def _is_symbol(e) -> bool:
+    return z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED
+
+
+def _display(name: str, all_names: list[str]) -> str:
+    """The name as the source writes it: ``f::a#0`` -> ``a`` when that names one value
+    here; the function and the SSA version only where they are needed to tell apart."""
+    short = _short(name, all_names)
+    base = short.split("#", 1)[0]
+    same = [n for n in all_names if _short(n, all_names).split("#", 1)[0] == base]
+    return base if len(same) == 1 else short
+
+
 class Explainer:
     def __init__(self, enc: Encoding, prop_id: str, checks: frozenset[str], inputs_only: bool = False,
                  timeout_s: float = 120.0, max_candidates: int = 2000) -> None:
@@ -112,13 +149,14 @@ class Explainer:
         self.max_candidates = max_candidates
         self.calls = 0
         self.time_s = 0.0
-        kinds = ("input",) if inputs_only else ("input", "assign", "param")
+        kinds = ("input", "param") if inputs_only else ("input", "assign", "param")
         steps = [s for s in enc.eq.steps if s.kind in kinds and s.ssa is not None
                  and isinstance(s.type, IntType)
                  and (s.call_result or not (s.kind == "assign" and s.hidden))
                  and not s.lhs.startswith("__")]
+        steps = _named_inputs(steps, enc.eq.constraints, inputs_only)
         names = [s.name for s in steps]
-        self.vars = [_Var(s, _short(s.name, names)) for s in steps]
+        self.vars = [_Var(s, _display(s.name, names)) for s in steps]
         # Temporaries the frontend introduced are not program variables: they do not count.
         dist_steps = [s for s in enc.eq.steps if s.kind in ("input", "assign", "param") and s.ssa is not None
                       and (s.call_result or not (s.kind == "assign" and s.hidden))]
@@ -179,7 +217,8 @@ class Explainer:
         # Truth values (0/1 in both runs, not inputs): relations between a truth value and
         # a number are not hypothesised, nor between two of them: the changed branches
         # already say what they would.
-        flag = {id(v) for v in executed if v.step.kind != "input" and val(a, v) in (0, 1) and val(b, v) in (0, 1)}
+        flag = {id(v) for v in executed
+                if v.step.kind not in ("input", "param") and val(a, v) in (0, 1) and val(b, v) in (0, 1)}
         candidates = []
         for i, x in enumerate(executed):
             for y in executed[i + 1:]:
@@ -197,7 +236,7 @@ class Explainer:
         # changed inputs, then of changed variables, then the rest; == before orderings.
         def rank(cand) -> tuple:
             x, y, rel, _ = cand
-            inputs = sum(1 for v in (x, y) if id(v) in changed and v.step.kind == "input")
+            inputs = sum(1 for v in (x, y) if id(v) in changed and v.step.kind in ("input", "param"))
             return (-inputs, -sum(1 for v in (x, y) if id(v) in changed),
                     any(v.step.call_result for v in (x, y)), RELATIONS.index(rel))
 

@@ -300,7 +300,7 @@ class SymbolicExecutor:
         sym = z3.Const(name, term.sort())
         self.constrain(sym == term)
         self.step(Step("param", st.guard, loc, proc.name, lhs=p.display, ssa=sym, type=p.type, name=name,
-                       var=f"{proc.name}::{p.name}", hidden=True))
+                       var=f"{proc.name}::{p.name}", hidden=True, args=[term]))
         return SVal(term if _is_value(term) else sym, a.pts)
 
     def key(self, frame: Frame, name: str) -> str:
