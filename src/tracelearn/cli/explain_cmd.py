@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from ..analyses.error_language.alphabet import AlphabetSpec, read_letters
 from ..analyses.error_language.driver import ExplainOptions, ExplainResult, explain_program
@@ -14,6 +15,7 @@ from ..report.automaton_doc import explain_document
 from ..report.html_report import html_report
 from ..report.svg_layout import dot_svg, graphviz_available
 from .outputs import preflight, write_output
+from .progress import Progress
 from .options import add_frontend_options, parse_defines, parse_loop_bounds, positive, seconds
 from ..report.jsonout import dumps as json_text
 
@@ -107,7 +109,10 @@ def learn_file(args, file: str) -> tuple[ExplainResult, object]:
     program = load_program(file, args.data_model.upper(), args.include, parse_defines(args.define), entry=args.entry)
     for w in program.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    return explain_program(program, explain_options(args)), program
+    opts = explain_options(args)
+    with Progress(enabled=not getattr(args, "quiet", False)) as progress:
+        opts.progress = lambda text: progress.update(f"{Path(file).name}: {text}")
+        return explain_program(program, opts), program
 
 
 def check_outputs(args, inputs: list[str]) -> None:

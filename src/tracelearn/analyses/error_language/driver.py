@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ...automata.analysis import dominating_edges, dominating_letters, doomed_states
 from ...automata.dfa import DFA
@@ -39,6 +40,7 @@ class ExplainOptions:
     max_witnesses: int = 200
     loop_bounds: dict[str, int] = field(default_factory=dict)
     cbmc_semantics: bool = False  # partial loops, runtime errors do not stop runs (pv's CBMC setup)
+    progress: Callable[[str], None] | None = None  # a line of text as learning goes (a live display)
 
 
 @dataclass
@@ -132,6 +134,12 @@ def explain_program(program: Program, opts: ExplainOptions) -> ExplainResult:
             break
         for bwl in bwl_range:
             teacher.bwl = bwl
+            if opts.progress is not None:
+                say, t = opts.progress, teacher
+                t.progress = lambda b=b, bwl=bwl: say(
+                    f"b={b}, bwl={bwl}: {stats.membership_asked} membership queries, "
+                    f"{stats.equivalence} conjectures, "
+                    f"{t.stats.solver_calls} solver calls")
             teacher.set_deadline(max(0.001, deadline - time.perf_counter()))
             cache.retain_bound_independent()  # answers that depend on b or bwl must go
             r0 = time.perf_counter()

@@ -23,6 +23,7 @@ most ``bwl - 1`` events before it fails.
 from __future__ import annotations
 
 import time
+from typing import Callable
 from dataclasses import dataclass, field
 
 import z3
@@ -66,6 +67,7 @@ class ErrorTeacher:
                  timeout_s: float = 600.0, loop_bounds: dict[str, int] | None = None,
                  max_bwl: int | None = None, cbmc_semantics: bool = False) -> None:
         self.inst = inst
+        self.progress: Callable[[], None] | None = None  # told before each solver call (a live display)
         self.bound = bound
         self.bwl = bwl  # may be lowered or raised up to max_bwl between learning runs
         self.max_bwl = max(bwl, max_bwl or bwl)
@@ -143,6 +145,8 @@ class ErrorTeacher:
         return self._len_lits[n]
 
     def _solve(self, assumptions: list, extra: list | None = None):
+        if self.progress is not None:
+            self.progress()
         self.enc.set_timeout(max(0.001, self.deadline - time.perf_counter()))
         r, model = self.enc.solve(None, assumptions, extra)
         self.stats.solver_calls += 1
