@@ -9,7 +9,8 @@ from pathlib import Path
 
 from ..analyses.error_language.driver import ExplainResult
 from ..automata.dot import to_dot
-from .svg_layout import dot_svg, simple_svg
+from .layered_layout import layered_svg
+from .svg_layout import dot_svg
 from .jsonout import dumps as json_text
 
 STYLE = """
@@ -26,7 +27,7 @@ code { background: #f2f2f2; padding: 0 3px; }
 def automaton_svg(r: ExplainResult) -> str:
     dom = set(r.dominating_edges)
     svg = dot_svg(to_dot(r.automaton, dominating=dom, doomed=r.doomed, hide_dead=False))
-    return svg or simple_svg(r.automaton, dom, set(r.doomed))
+    return svg or layered_svg(r.automaton, dom, set(r.doomed))
 
 
 def html_report(r: ExplainResult, file: str, doc: dict) -> str:
