@@ -275,6 +275,20 @@ class DFA:
     def is_empty(self) -> bool:
         return not (self.reachable_states() & self.accepting)
 
+    def access_words(self) -> dict[int, Word]:
+        """A shortest word to each reachable state (breadth-first, letters in
+        alphabet order)."""
+        seen: dict[int, Word] = {self.initial: ()}
+        q = deque([self.initial])
+        while q:
+            s = q.popleft()
+            for a in self.alphabet:
+                t = self.transitions.get((s, a))
+                if t is not None and t not in seen:
+                    seen[t] = seen[s] + (a,)
+                    q.append(t)
+        return seen
+
     def shortest_word(self) -> Word | None:
         """The shortest accepted word, least in alphabet order among equals."""
         # Breadth-first with letters in order: each state is first reached by the

@@ -13,7 +13,6 @@ overlap no state and no other label.
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 
 from ..automata.dfa import DFA
@@ -56,16 +55,7 @@ class Layout:
 
 
 def layers_of(dfa: DFA) -> dict[int, int]:
-    layer = {dfa.initial: 0}
-    q = deque([dfa.initial])
-    while q:
-        s = q.popleft()
-        for a in dfa.alphabet:
-            t = dfa.transitions.get((s, a))
-            if t is not None and t not in layer:
-                layer[t] = layer[s] + 1
-                q.append(t)
-    return layer
+    return {s: len(w) for s, w in dfa.access_words().items()}
 
 
 def _label(letters: list[str]) -> str:

@@ -235,16 +235,7 @@ def _edge_witnesses(teacher: ErrorTeacher, dfa: DFA) -> list[EdgeWitness]:
 
 
 def _shortest_to(dfa: DFA) -> dict[int, Word]:
-    seen = {dfa.initial: ()}
-    q = deque([dfa.initial])
-    while q:
-        s = q.popleft()
-        for a in dfa.alphabet:
-            t = dfa.transitions.get((s, a))
-            if t is not None and t not in seen:
-                seen[t] = seen[s] + (a,)
-                q.append(t)
-    return seen
+    return dfa.access_words()
 
 
 def _shortest_from(dfa: DFA) -> dict[int, Word]:
