@@ -454,3 +454,15 @@ def test_progress_line_only_on_a_terminal(tmp_path):
     with Progress(enabled=False, stream=tty, min_interval_s=0) as p:
         p.update("quiet")
     assert "quiet" not in tty.getvalue()
+
+
+def test_witness_states_argv(tmp_path):
+    path = write(tmp_path, "s.c", "#include <string.h>\nint main(int argc, char **argv){ char b[4]; "
+                 "if (argc > 1) strcpy(b, argv[1]); return 0; }\n")
+    wit = tmp_path / "s.yml"
+    subprocess.run(TL + ["check", path, "--bound", "6", "--witness", str(wit)], capture_output=True, timeout=120)
+    seq = yaml.safe_load(wit.read_text())[0]["content"]
+    assumptions = [s["segment"][0]["waypoint"] for s in seq if s["segment"][0]["waypoint"]["type"] == "assumption"]
+    assert len(assumptions) == 1
+    value = assumptions[0]["constraint"]["value"]
+    assert value.startswith("argc == ") and "argv[1][" in value and "argv[0]" not in value

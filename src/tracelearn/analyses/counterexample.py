@@ -39,9 +39,19 @@ class CexAnalysis:
 
         out = []
         m = self.model
+        argv: dict[str, object] = {}  # argc/argv, stated at main's first statement
+        argv_loc = None
         for s in enc.eq.steps:
             if not z3.is_true(m.eval(s.guard, model_completion=True)):
                 continue
+            if s.kind == "input" and (s.message == "argc" or s.message.startswith("argv[")):
+                argv[s.message] = model_value(m, s.ssa, s.type)
+                argv_loc = s.loc
+                continue
+            if argv and s.kind in ("assign", "decision", "input", "check") and s.loc != argv_loc:
+                out.append(("assumption", s.loc.file, s.loc.line, s.loc.col, s.function,
+                            _argv_constraint(argv), "c_expression"))
+                argv = {}
             if s.kind == "check" and s.prop_id == self.cex.prop_id and s.violation is not None \
                     and z3.is_true(m.eval(s.violation, model_completion=True)):
                 break
@@ -76,3 +86,19 @@ def analyze(result: CheckResult, checks: frozenset[str], opts: CexOptions) -> Ce
     if opts.explain and model is not None:
         expl = explain(result.encoding, model, cex.prop_id, checks, opts.causes_inputs_only, opts.explain_timeout_s)
     return CexAnalysis(cex, model, stats, expl)
+
+
+def _argv_constraint(argv: dict[str, object]) -> str:
+    """``argc == 2 && argv[1][0] == 65 && argv[1][1] == 0``: the arguments up to their
+    NUL (argv[0], the program's name, is left free), chars as signed values."""
+    argc = argv.get("argc")
+    out = [f"argc == {argc}"] if argc is not None else []
+    for name, value in argv.items():
+        if not name.startswith("argv[") or not isinstance(value, (bytes, bytearray)):
+            continue
+        i = int(name[5:-1])
+        if i == 0 or (isinstance(argc, int) and i >= argc):
+            continue
+        data = bytes(value).split(b"\0", 1)[0] + b"\0"
+        out += [f"{name}[{k}] == {b - 256 if b > 127 else b}" for k, b in enumerate(data)]
+    return " && ".join(out)
