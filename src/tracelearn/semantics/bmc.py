@@ -273,8 +273,11 @@ class CheckProgress:
     last_done: int | None = None
     working_on: int | None = None
     stats: SolverStats = field(default_factory=SolverStats)
+    found: "CheckResult | None" = None  # a counterexample, before its replay
 
     def stopped(self, why: str) -> "CheckResult":
+        if self.found is not None:  # a violation found is a finished result: keep it
+            return self.found
         verdict = "true-up-to-bound" if self.last_done is not None else "unknown"
         done = f" after bound {self.last_done}" if self.last_done is not None else ""
         return CheckResult(verdict, self.last_done, None, self.stats, f"{why}{done}")
@@ -339,8 +342,11 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
         if r == "sat":
             assert model is not None
             cex = extract(enc, model, opts.checks)
+            cex.replay = {"status": "not-run", "interpreter": "stopped by the time limit before the replay"}
+            done.found = CheckResult("false", b, cex, stats, "", approximations, enc, model)
+            say(f"bound {b}: replaying the counterexample")
             cex.replay = replay(program, cex, opts.checks)
-            return CheckResult("false", b, cex, stats, "", approximations, enc, model)
+            return done.found
         if r == "unknown":
             why = enc.solver.reason_unknown() or "solver gave up"
             # z3 says "canceled" for a timeout too: name the time limit when it is past.
