@@ -3,17 +3,20 @@
 
 from __future__ import annotations
 
+import copy
 import sys
+import time
 from pathlib import Path
 
 from ..analyses.error_language.alphabet import AlphabetSpec, read_letters
 from ..analyses.error_language.driver import ExplainOptions, ExplainResult, explain_program
 from ..automata.dot import to_dot
-from ..errors import OptionError
+from ..errors import OptionError, TracelearnError
 from ..frontend.lower import load_program
 from ..report.automaton_doc import explain_document
 from ..report.html_report import html_report
 from ..report.svg_layout import dot_svg, graphviz_available
+from .deadline import CommandTimeout, watchdog
 from .outputs import preflight, write_output
 from .progress import Progress
 from .options import add_frontend_options, parse_defines, parse_loop_bounds, positive, seconds
@@ -106,7 +109,15 @@ def options_json(args) -> dict:
 
 
 def learn_file(args, file: str) -> tuple[ExplainResult, object]:
-    program = load_program(file, args.data_model.upper(), args.include, parse_defines(args.define), entry=args.entry)
+    t0 = time.perf_counter()
+    try:  # learning watches its deadline itself; loading a file does not
+        with watchdog(args.timeout):
+            program = load_program(file, args.data_model.upper(), args.include, parse_defines(args.define),
+                                   entry=args.entry)
+    except CommandTimeout:
+        raise TracelearnError(f"{file}: the time limit ({args.timeout:g} s) ran out while loading the program") from None
+    args = copy.copy(args)
+    args.timeout = max(0.001, args.timeout - (time.perf_counter() - t0))
     for w in program.warnings:
         print(f"warning: {w}", file=sys.stderr)
     opts = explain_options(args)
