@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-from .expr import AddrOf, Expr, Reg, walk
-from .program import Branch, Call, Procedure, Return
+from .expr import AddrOf, Reg, walk
+from .program import Procedure
 
 
 def _exprs(proc: Procedure):
     for b in proc.blocks:
-        for s in b.stmts:
-            for attr in ("rhs", "cond", "size", "ptr", "target"):
-                v = getattr(s, attr, None)
-                if isinstance(v, Expr):
-                    yield v
-            if isinstance(s, Call):
-                yield from s.args
-            lhs = getattr(s, "lhs", None)
-            if lhs is not None and hasattr(lhs, "addr"):
-                yield lhs.addr
-        t = b.term
-        if isinstance(t, Branch):
-            yield t.cond
-        elif isinstance(t, Return) and t.value is not None:
-            yield t.value
+        yield from b.exprs()
 
 
 def used_params(proc: Procedure) -> set[str]:

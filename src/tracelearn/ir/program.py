@@ -48,6 +48,11 @@ class Mem:
 LValue = Union[Reg, Mem]
 
 
+def _lvalue_exprs(lv: LValue | None) -> tuple[Expr, ...]:
+    """What evaluating an lvalue reads: the address of a memory lvalue."""
+    return (lv.addr,) if isinstance(lv, Mem) else ()
+
+
 # ---------------------------------------------------------------- statements
 
 
@@ -58,6 +63,9 @@ class Assign:
     loc: SourceLoc
     text: str = ""  # the lvalue as written in the source, for traces
     hidden: bool = False  # temporaries introduced by the frontend
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return _lvalue_exprs(self.lhs) + (self.rhs,)
 
 
 @dataclass
@@ -75,11 +83,18 @@ class Call:
     call_id: str = ""
     text: str = ""
 
+    def exprs(self) -> tuple[Expr, ...]:
+        target = (self.target,) if self.target is not None else ()
+        return _lvalue_exprs(self.lhs) + target + tuple(self.args)
+
 
 @dataclass
 class Assume:
     cond: Expr
     loc: SourceLoc
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.cond,)
 
 
 # Kinds of checked properties. "assertion" and "error-call" are the user's;
@@ -96,6 +111,9 @@ class Assert:
     msg: str = ""
     origin: str = ""  # the built-in that made it: "assert", "_Learn_assert", "reach_error", ...
 
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.cond,)
+
 
 @dataclass
 class Nondet:
@@ -106,11 +124,17 @@ class Nondet:
     origin: str  # e.g. "__VERIFIER_nondet_int()", "uninitialized x"
     text: str = ""
 
+    def exprs(self) -> tuple[Expr, ...]:
+        return _lvalue_exprs(self.lhs)
+
 
 @dataclass
 class Event:
     letter: str
     loc: SourceLoc
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return ()
 
 
 @dataclass
@@ -124,11 +148,17 @@ class Alloc:
     site: str = ""
     text: str = ""
 
+    def exprs(self) -> tuple[Expr, ...]:
+        return _lvalue_exprs(self.lhs) + (self.size,)
+
 
 @dataclass
 class Free:
     ptr: Expr
     loc: SourceLoc
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.ptr,)
 
 
 Stmt = Union[Assign, Call, Assume, Assert, Nondet, Event, Alloc, Free]
@@ -141,6 +171,9 @@ Stmt = Union[Assign, Call, Assume, Assert, Nondet, Event, Alloc, Free]
 class Goto:
     target: int
     loc: SourceLoc
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return ()
 
 
 @dataclass
@@ -159,11 +192,17 @@ class Branch:
     keyword: SourceLoc | None = None  # the if/while/for/do/?: the condition belongs to
     atomic: bool = False  # the whole source condition (no && || ! split it)
 
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.cond,)
+
 
 @dataclass
 class Return:
     value: Expr | None
     loc: SourceLoc
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.value,) if self.value is not None else ()
 
 
 @dataclass
@@ -173,6 +212,9 @@ class Exit:
     code: Expr | None
     loc: SourceLoc
     kind: str = "exit"  # "exit" or "abort"
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return (self.code,) if self.code is not None else ()
 
 
 Terminator = Union[Goto, Branch, Return, Exit]
@@ -185,6 +227,12 @@ class Block:
     term: Terminator | None = None
     loc: SourceLoc = NOWHERE
     label: str = ""  # C label or a note such as "while.body"
+
+    def exprs(self) -> list[Expr]:
+        """Every expression the block evaluates, its terminator's included. (Each
+        statement and terminator class has ``exprs()``: one place to visit them.)"""
+        out = [e for st in self.stmts for e in st.exprs()]
+        return out + list(self.term.exprs()) if self.term is not None else out
 
     def successors(self) -> tuple[int, ...]:
         t = self.term

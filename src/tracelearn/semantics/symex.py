@@ -627,11 +627,10 @@ class SymbolicExecutor:
 
             for p in self.program.procedures.values():
                 for b in p.blocks:
-                    for s in b.stmts:
-                        for e in _stmt_exprs(s):
-                            for x in walk(e):
-                                if isinstance(x, AddrOf) and x.scope == "function":
-                                    names.add(x.name)
+                    for e in b.exprs():
+                        for x in walk(e):
+                            if isinstance(x, AddrOf) and x.scope == "function":
+                                names.add(x.name)
             self._addr_funcs = sorted(names)
         return self._addr_funcs
 
@@ -807,20 +806,6 @@ class SymbolicExecutor:
         self.check(st, _simp(live), "pointer", f"{loc}:free", loc, FREE_TWICE, "free")
         for o, c in hits:
             st.alive[o.oid] = _simp(z3.And(st.alive[o.oid], z3.Not(c)))
-
-
-def _stmt_exprs(s) -> list[Expr]:
-    out: list[Expr] = []
-    for attr in ("rhs", "cond", "size", "ptr", "target"):
-        v = getattr(s, attr, None)
-        if isinstance(v, Expr):
-            out.append(v)
-    if isinstance(s, Call):
-        out.extend(s.args)
-    lhs = getattr(s, "lhs", None)
-    if isinstance(lhs, Mem):
-        out.append(lhs.addr)
-    return out
 
 
 def _weight(blk) -> int:

@@ -26,7 +26,7 @@ class CFGOracle:
         names: set[str] = set()
         for p in self.program.procedures.values():
             for b in p.blocks:
-                exprs = [e for s in b.stmts for e in stmt_exprs(s)]
+                exprs = b.exprs()
                 for e in exprs:
                     for x in walk(e):
                         if isinstance(x, AddrOf) and x.scope == "function" and x.name in self.program.procedures:
@@ -45,7 +45,7 @@ class CFGOracle:
             return s.callee is None or s.callee not in self.program.procedures
         if isinstance(s, (Free, Alloc)) or isinstance(getattr(s, "lhs", None), Mem):
             return True
-        return any(isinstance(x, Load) for e in stmt_exprs(s) for x in walk(e))
+        return any(isinstance(x, Load) for e in s.exprs() for x in walk(e))
 
     def body(self, blk) -> list:
         """The statements of a block, and its terminator when a runtime-check target can
@@ -197,17 +197,3 @@ class CFGOracle:
                 break
         return best_ret, best_fail
 
-
-def stmt_exprs(s) -> list:
-    """The expressions a statement evaluates (its lvalue's address included)."""
-    out = []
-    for attr in ("rhs", "cond", "target", "size", "ptr", "value", "code"):
-        v = getattr(s, attr, None)
-        if v is not None and hasattr(v, "type"):
-            out.append(v)
-    lhs = getattr(s, "lhs", None)
-    if isinstance(lhs, Mem):
-        out.append(lhs.addr)
-    if isinstance(s, Call):
-        out.extend(s.args)
-    return out
