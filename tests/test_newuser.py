@@ -23,6 +23,11 @@ from tracelearn.cli.main import main
 from conftest import EXAMPLES
 
 TL = [sys.executable, "-m", "tracelearn.cli.main"]
+# x^3 + y^3 = z^3 has no solution: z3 works long on it (tens of seconds at least).
+HARD = ("#include <assert.h>\nint main(void){ unsigned long long "
+                 "x=__VERIFIER_nondet_ulonglong(), y=__VERIFIER_nondet_ulonglong(), z=__VERIFIER_nondet_ulonglong();\n"
+                 " if (x > 0 && y > 0 && z > 0 && x < 1000000 && y < 1000000 && z < 1000000) "
+                 "assert(x*x*x + y*y*y != z*z*z);\n return 0; }\n")
 
 
 def cli(args: list[str], capsys) -> tuple[int, str, str]:
@@ -232,11 +237,7 @@ def test_infinite_input_json_and_playback(tmp_path):
 
 
 def test_ctrl_c_stops_promptly_without_a_verdict(tmp_path):
-    # x^3 + y^3 = z^3 has no solution: z3 works long on it.
-    path = write(tmp_path, "h.c", "#include <assert.h>\nint main(void){ unsigned long long "
-                 "x=__VERIFIER_nondet_ulonglong(), y=__VERIFIER_nondet_ulonglong(), z=__VERIFIER_nondet_ulonglong();\n"
-                 " if (x > 0 && y > 0 && z > 0 && x < 1000000 && y < 1000000 && z < 1000000) "
-                 "assert(x*x*x + y*y*y != z*z*z);\n return 0; }\n")
+    path = write(tmp_path, "h.c", HARD)
     p = subprocess.Popen(TL + ["check", path, "--timeout", "300"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     time.sleep(4)
@@ -249,10 +250,7 @@ def test_ctrl_c_stops_promptly_without_a_verdict(tmp_path):
 
 
 def test_timeout_is_kept_on_a_hard_query(tmp_path):
-    path = write(tmp_path, "h.c", "#include <assert.h>\nint main(void){ unsigned long long "
-                 "x=__VERIFIER_nondet_ulonglong(), y=__VERIFIER_nondet_ulonglong(), z=__VERIFIER_nondet_ulonglong();\n"
-                 " if (x > 0 && y > 0 && z > 0 && x < 1000000 && y < 1000000 && z < 1000000) "
-                 "assert(x*x*x + y*y*y != z*z*z);\n return 0; }\n")
+    path = write(tmp_path, "h.c", HARD)
     t0 = time.monotonic()
     doc = json.loads(subprocess.run(TL + ["check", path, "--timeout", "3", "--json"], capture_output=True,
                                     text=True, timeout=60).stdout)
