@@ -11,8 +11,8 @@ RULE = "-" * 52
 
 
 def value_text(value) -> str:
-    if isinstance(value, bytes):
-        return "{" + ", ".join(str(b) for b in value[:32]) + (", ..." if len(value) > 32 else "") + "}"
+    if isinstance(value, (bytes, list)):
+        return "{" + ", ".join(value_text(b) for b in value[:32]) + (", ..." if len(value) > 32 else "") + "}"
     if isinstance(value, float):
         return repr(value)
     return str(value)

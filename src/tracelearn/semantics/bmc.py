@@ -18,9 +18,10 @@ import z3
 
 from ..errors import OptionError
 from ..ir.program import Program, SourceLoc, is_library_file
-from ..ir.types import CType, FloatType, IntType, PointerType
+from ..ir.types import ArrayType, CType, FloatType, IntType, PointerType
 from .equation import Equation, Step
 from .inputs import InputSource
+from .memory import decode
 from .interpreter import ALL_CHECKS, Interpreter, InterpOptions
 from ..bigstack import run_with_big_stack
 from .solving import check_sat
@@ -139,6 +140,17 @@ def model_value(model: z3.ModelRef, term: z3.ExprRef, t: CType | None):
     return str(v)
 
 
+def elements(value, t: CType | None):
+    """An array of scalars as the list of its element values (for traces; the bytes
+    stay the input's value for replay)."""
+    if not (isinstance(value, bytes) and isinstance(t, ArrayType) and isinstance(t.elem, (IntType, FloatType))):
+        return value
+    n = max(t.elem.size, 1)
+    if len(value) != n * (t.length or 0):
+        return value
+    return [decode(t.elem, value[i:i + n]) for i in range(0, len(value), n)]
+
+
 def bits_text(value, t: CType | None) -> str:
     if isinstance(value, bytes):
         return value.hex()
@@ -222,8 +234,8 @@ def extract(enc: Encoding, model: z3.ModelRef, kinds: frozenset[str] | None = No
             else:
                 value = model_value(model, s.ssa, s.type)
                 tname = str(s.type)
-            steps.append(CexStep(s.kind, s.loc, s.function, s.lhs, value, tname, bits_text(value, s.type),
-                                 s.hidden, s.name))
+            steps.append(CexStep(s.kind, s.loc, s.function, s.lhs, elements(value, s.type), tname,
+                                 bits_text(value, s.type), s.hidden, s.name))
             if s.kind == "input":
                 values.append(value)
                 inputs.append({"index": len(inputs), "origin": s.message, "file": s.loc.file,
