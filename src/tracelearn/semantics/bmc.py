@@ -343,14 +343,7 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
             cut = "; ".join(dict.fromkeys(enc.eq.unsupported))
         say(f"bound {b}: solving ({len(enc.eq.constraints)} constraints)")
         viol = [s.violation for s in enc.checks(opts.checks)]
-        enc.set_timeout(deadline - time.perf_counter())
-        if viol:
-            r, model = enc.solve(z3.Or(*viol))
-        else:
-            r, model = "unsat", None
-        stats.calls += enc.stats.calls
-        stats.time_s += enc.stats.time_s
-        enc.stats = SolverStats()
+        r, model = _ask(enc, viol, stats) if viol else ("unsat", None)
         if r == "sat":
             assert model is not None
             cex = extract(enc, model, opts.checks)
@@ -409,10 +402,7 @@ def _switched_off_violation(enc: Encoding, checks: frozenset[str], stats: Solver
     steps = [s for s in enc.checks(off)] if off else []
     if not steps:
         return None
-    r, model = enc.solve(z3.Or(*[s.violation for s in steps]))
-    stats.calls += enc.stats.calls
-    stats.time_s += enc.stats.time_s
-    enc.stats = SolverStats()
+    r, model = _ask(enc, [s.violation for s in steps], stats)
     if r == "unsat":
         return None
     if r != "sat":
@@ -422,12 +412,17 @@ def _switched_off_violation(enc: Encoding, checks: frozenset[str], stats: Solver
             f"the paths through it are not analysed")
 
 
-def _reachable(enc: Encoding, guards: list, stats: SolverStats) -> str:
-    r, _ = enc.solve(z3.Or(*guards))
+def _ask(enc: Encoding, goals: list, stats: SolverStats) -> tuple[str, z3.ModelRef | None]:
+    """Can one of ``goals`` hold? The call is counted in ``stats`` (the check's totals)."""
+    r, model = enc.solve(z3.Or(*goals))
     stats.calls += enc.stats.calls
     stats.time_s += enc.stats.time_s
     enc.stats = SolverStats()
-    return r
+    return r, model
+
+
+def _reachable(enc: Encoding, guards: list, stats: SolverStats) -> str:
+    return _ask(enc, guards, stats)[0]
 
 
 def loop_heads(program: Program) -> list[SourceLoc]:
