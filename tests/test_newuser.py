@@ -464,3 +464,15 @@ def test_witness_states_argv(tmp_path):
     assert len(assumptions) == 1
     value = assumptions[0]["constraint"]["value"]
     assert value.startswith("argc == ") and "argv[1][" in value and "argv[0]" not in value
+
+
+def test_witness_states_scanf_inputs(tmp_path):
+    path = write(tmp_path, "s.c", '#include <stdio.h>\n#include <assert.h>\nint main(void){ int k, j;\n'
+                 '  if (scanf("%d %d", &k, &j) != 2) return 0;\n  assert(k + j != 42);\n  return 0; }\n')
+    wit = tmp_path / "s.yml"
+    subprocess.run(TL + ["check", path, "--bound", "2", "--witness", str(wit)], capture_output=True, timeout=120)
+    seq = yaml.safe_load(wit.read_text())[0]["content"]
+    a = [s["segment"][0]["waypoint"] for s in seq if s["segment"][0]["waypoint"]["type"] == "assumption"]
+    assert len(a) == 1 and a[0]["location"]["line"] == 5
+    k, j = (int(part.split("==")[1]) for part in a[0]["constraint"]["value"].split("&&"))
+    assert (k + j) & 0xFFFFFFFF == 42

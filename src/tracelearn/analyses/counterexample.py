@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import z3
@@ -41,6 +42,8 @@ class CexAnalysis:
         m = self.model
         argv: dict[str, object] = {}  # argc/argv, stated at main's first statement
         argv_loc = None
+        scanned: list[str] = []  # `k == 42` for scanf's conversions, stated after the call
+        scan_at: tuple | None = None  # (loc, conversions so far) of the scanf being read
         for s in enc.eq.steps:
             if not z3.is_true(m.eval(s.guard, model_completion=True)):
                 continue
@@ -52,6 +55,20 @@ class CexAnalysis:
                 out.append(("assumption", s.loc.file, s.loc.line, s.loc.col, s.function,
                             _argv_constraint(argv), "c_expression"))
                 argv = {}
+            if s.kind == "input" and _SCANNED.match(s.message):
+                k = scan_at[1] + 1 if scan_at is not None and scan_at[0] == s.loc else 0
+                scan_at = (s.loc, k)
+                target = _scanf_target(enc.program.sources.get(s.loc.file, []), s.loc, k,
+                                       0 if s.message.startswith("scanf") and "fscanf" not in s.message else 1)
+                value = model_value(m, s.ssa, s.type)
+                if target is not None and isinstance(value, int) and not s.message.endswith(("%s", "%c")):
+                    scanned.append(f"{target} == {value}")
+                continue
+            if scan_at is not None and s.loc != scan_at[0]:  # the next statement
+                if scanned:
+                    out.append(("assumption", s.loc.file, s.loc.line, s.loc.col, s.function,
+                                " && ".join(scanned), "c_expression"))
+                scanned, scan_at = [], None
             if s.kind == "check" and s.prop_id == self.cex.prop_id and s.violation is not None \
                     and z3.is_true(m.eval(s.violation, model_completion=True)):
                 break
@@ -102,3 +119,40 @@ def _argv_constraint(argv: dict[str, object]) -> str:
         data = bytes(value).split(b"\0", 1)[0] + b"\0"
         out += [f"{name}[{k}] == {b - 256 if b > 127 else b}" for k, b in enumerate(data)]
     return " && ".join(out)
+
+
+_SCANNED = re.compile(r"^s?scanf %\w+$")
+
+
+def _scanf_target(lines: list[str], loc, k: int, first: int) -> str | None:
+    """The variable the k-th conversion of the scanf call at ``loc`` stores into, when
+    its argument is written ``&name`` (or ``&a[3]``); None otherwise."""
+    if not 0 < loc.line <= len(lines):
+        return None
+    text = "\n".join(lines[loc.line - 1:loc.line + 5])[max(loc.col - 1, 0):]
+    open_ = text.find("(")
+    if open_ < 0:
+        return None
+    args, depth, cur, quote = [], 0, [], ""
+    for c in text[open_ + 1:]:
+        if quote:
+            cur.append(c)
+            quote = "" if c == quote and (len(cur) < 2 or cur[-2] != "\\") else quote
+            continue
+        if c in "\"'":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                args.append("".join(cur))
+                break
+            depth -= 1
+        elif c == "," and depth == 0:
+            args.append("".join(cur))
+            cur = []
+            continue
+        cur.append(c)
+    i = first + 1 + k
+    m = re.fullmatch(r"\s*&\s*([A-Za-z_]\w*(?:\[\d+\])?)\s*", args[i]) if i < len(args) else None
+    return m.group(1) if m else None
