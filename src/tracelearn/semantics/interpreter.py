@@ -23,6 +23,8 @@ from ..ir.types import ArrayType, CType, FloatType, IntType, PointerType
 from ..ir.values import round_f32
 from .inputs import InputRecord, InputSource
 from .layout import HEAP_BASE, STACK_BASE, Bump, layout_globals
+from .libspec import ARGV_STRING, MAX_ARGC, Infeasible
+from .native import NativeLibrary
 from .memory import FREE_NOT_HEAP, FREE_TWICE, LEAK_MESSAGE, Memory, library_property, MemObject, MemoryFault, decode, encode
 
 ALL_CHECKS = frozenset({"assertion", "error-call", "bounds", "pointer", "div-by-zero"})
@@ -100,9 +102,9 @@ class _Violated(_Stop):
         self.violation = v
 
 
-class _Infeasible(_Stop):
-    def __init__(self, why: str) -> None:
-        self.why = why
+# A run the program cannot make (a given input out of its range, an unchecked
+# failure): one class with the library models, which raise it too.
+_Infeasible = Infeasible
 
 
 class _Limit(_Stop):
@@ -170,8 +172,6 @@ class Interpreter:
         self.heap: dict[int, MemObject] = {}
         self.cur_proc = ""
         self.user_site: SourceLoc | None = None  # the user's call into the running library model
-        from .native import NativeLibrary
-
         self.native = NativeLibrary(self)
 
     # ------------------------------------------------------------------ run
@@ -279,7 +279,6 @@ class Interpreter:
     def nondet_argv(self, proc: Procedure) -> list:
         """The model checker's argv: argc in [0, MAX_ARGC], MAX_ARGC strings of
         ARGV_STRING nondeterministic bytes (drawn in this order)."""
-        from .symex import ARGV_STRING, MAX_ARGC
 
         argc = self.inputs.next_in_range(proc.params[0].type, 0, MAX_ARGC, "argc", proc.loc)
         if argc is None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..ir.program import Call, SourceLoc
 from ..ir.types import ArrayType, CType, FloatType, IntType, VoidType
+from .libspec import SCAN_STRING, Infeasible, scan_conversions, scan_type
 from .memory import MemObject, MemoryFault
 from .printf import FormatError, format_printf
 
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
     from .interpreter import Interpreter
 
 STDIN, STDOUT, STDERR = 1, 2, 3
-_SCAN = re.compile(rb"%(\*)?(\d+)?(hh|h|ll|l|L|q|j|z|t)?([diouxXaAeEfFgGcs%])")
 
 
 class NativeLibrary:
@@ -135,9 +135,8 @@ class NativeLibrary:
     def nondet_range(self, t: CType, lo: int, hi: int, origin: str, loc: SourceLoc) -> int:
         v = self.it.inputs.next_in_range(t, lo, hi, origin, loc)
         if v is None:
-            from .interpreter import _Infeasible
 
-            raise _Infeasible(f"{origin}: given value is outside [{lo}, {hi}]")
+            raise Infeasible(f"{origin}: given value is outside [{lo}, {hi}]")
         return v
 
     def real_stdin(self, n: int | None = None) -> bytes:
@@ -193,23 +192,8 @@ class NativeLibrary:
                 self.it.mem.write_bytes(buf, bytes(data)[:count])
         return count
 
-    def scan_targets(self, fmt: bytes) -> list[tuple[bytes, bytes | None, int | None]]:
-        out = []
-        for m in _SCAN.finditer(fmt):
-            if m.group(4) == b"%" or m.group(1):
-                continue
-            out.append((m.group(4), m.group(3), int(m.group(2)) if m.group(2) else None))
-        return out
-
     def scan_type(self, conv: bytes, length: bytes | None) -> CType:
-        dm = self.it.dm
-        if conv in b"aAeEfFgG":
-            return FloatType(64) if length in (b"l", b"L") else FloatType(32)
-        if conv == b"c":
-            return IntType(8, True)
-        bits = {b"hh": 8, b"h": 16, b"l": dm.long_width, b"ll": 64, b"q": 64, b"j": 64,
-                b"z": dm.ptr_width, b"t": dm.ptr_width}.get(length or b"", 32)
-        return IntType(bits, conv in b"di")
+        return scan_type(conv, length, self.it.dm.long_width, self.it.dm.ptr_width)
 
     def store_scalar(self, addr: int, t: CType, v) -> None:
         from .memory import encode
@@ -218,11 +202,11 @@ class NativeLibrary:
 
     def scan(self, fmt_addr: int, ptrs: list, c: Call, source: bytes | None, name: str):
         fmt = self.it.mem.read_cstring(fmt_addr)
-        targets = self.scan_targets(fmt)
+        targets = scan_conversions(fmt)
         if source is None:  # nondeterministic input: every conversion succeeds
             for (conv, length, width), p in zip(targets, ptrs):
                 if conv == b"s":
-                    n = width or 15
+                    n = width or SCAN_STRING
                     data = self.it.inputs.next(ArrayType(IntType(8, False), n), f"{name} %s", c.loc)
                     self.it.mem.write_bytes(p, bytes(data) + b"\0")
                     continue

@@ -27,12 +27,12 @@ from ..ir.types import ArrayType, CType, FloatType, IntType, PointerType, VoidTy
 from . import symexpr as S
 from .equation import Equation, Step
 from .layout import HEAP_BASE, INVALID_BASE, INVALID_SIZE, STACK_BASE, Bump, layout_globals
+from .symlib import SymLibrary
 from .symstate import SVal, State, SymObject, pts_union
+from .libspec import ARGV_STRING, MAX_ARGC
 from .memory import FREE_NOT_HEAP, FREE_TWICE, LEAK_MESSAGE, library_property
 from .solving import check_sat
 
-MAX_ARGC = 4
-ARGV_STRING = 16  # bytes of each nondeterministic argv string (plus a NUL)
 
 
 PRUNE_TIMEOUT_S = 2.0
@@ -100,8 +100,6 @@ class SymbolicExecutor:
         self.pruned_upto = 0
         self.prune_calls = 0
         self.prune_time = 0.0
-        from .symlib import SymLibrary
-
         self.lib = SymLibrary(self)
 
     # ------------------------------------------------------------- naming

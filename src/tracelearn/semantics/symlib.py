@@ -9,21 +9,20 @@ and are listed as approximations.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import z3
 
 from ..ir.program import Call
-from ..ir.types import ArrayType, CType, FloatType, IntType, VoidType
+from ..ir.types import ArrayType, CType, IntType, VoidType
 from . import symexpr as S
 from .equation import Step
+from .libspec import SCAN_STRING, scan_conversions, scan_type
 from .symstate import SVal, State
 
 if TYPE_CHECKING:
     from .symex import SymbolicExecutor
 
-_SCAN = re.compile(rb"%(\*)?(\d+)?(hh|h|ll|l|L|q|j|z|t)?([diouxXaAeEfFgGcs%])")
 OUTPUT = {"printf": 1, "fprintf": 2, "puts": 1, "fputs": 2, "putchar": 1, "fputc": 2, "putc": 2,
           "sprintf": 2, "snprintf": 3, "perror": 1, "write": 3}
 
@@ -117,10 +116,9 @@ class SymLibrary:
         ptrs = args[fmt_i + 1:]
         count = 0
         label = "scanf" if name != "sscanf" else "sscanf"
-        for m, p in zip([m for m in _SCAN.finditer(fmt) if m.group(4) != b"%" and not m.group(1)], ptrs):
-            conv, length, width = m.group(4), m.group(3), m.group(2)
+        for (conv, length, width), p in zip(scan_conversions(fmt), ptrs):
             if conv == b"s":
-                n = int(width) if width else 15
+                n = width or SCAN_STRING
                 data = sx.input(st, ArrayType(IntType(8, False), n), f"{label} %s", call.loc, f"{label} %s")
                 sx.store(st, p, ArrayType(IntType(8, False), n + 1), SVal(z3.Concat(z3.BitVecVal(0, 8), data.term)), call.loc)
             else:
@@ -165,16 +163,6 @@ class SymLibrary:
                 sx.store(st, at, byte, SVal(z3.Extract(8 * i + 7, 8 * i, data.term)), call.loc, when=count.term > i)
         return st, SVal(S.resize(count.term, sx.pw, self.ret_type("read").size * 8, True)
                         if self.ret_type("read").size * 8 != sx.pw else count.term)
-
-
-def scan_type(conv: bytes, length: bytes | None, long_bits: int, ptr_bits: int) -> CType:
-    if conv in b"aAeEfFgG":
-        return FloatType(64) if length in (b"l", b"L") else FloatType(32)
-    if conv == b"c":
-        return IntType(8, True)
-    bits = {b"hh": 8, b"h": 16, b"l": long_bits, b"ll": 64, b"q": 64, b"j": 64,
-            b"z": ptr_bits, b"t": ptr_bits}.get(length or b"", 32)
-    return IntType(bits, conv in b"di")
 
 
 def _round(mode):
