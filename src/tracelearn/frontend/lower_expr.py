@@ -766,7 +766,10 @@ class ExprLowering:
             return False
         nd = B.nondet_type(name, self.std)
         declared = self.scopes.lookup(name)
-        if isinstance(declared, FuncBinding) and not declared.implicit and not isinstance(declared.type.ret, VoidType):
+        # Only the verifiers' nondet functions: a declared library function (getchar,
+        # rand, ...) has a model of its own, and must not become an unconstrained input.
+        if nd is not None and isinstance(declared, FuncBinding) and not declared.implicit \
+                and not isinstance(declared.type.ret, VoidType):
             nd = declared.type.ret
         if nd is None or isinstance(lv, LVFunc) or (isinstance(lv, LVMem) and lv.bitfield is not None):
             return False

@@ -351,6 +351,14 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
             done.found = CheckResult("false", b, cex, stats, "", approximations, enc, model)
             say(f"bound {b}: replaying the counterexample")
             cex.replay = replay(program, cex, opts.checks)
+            if cex.replay.get("status") == "failed":
+                # Never a `false` the program cannot reach: an over-approximated model
+                # (fmod, exp, ...) made it up, or the engines disagree (a bug).
+                why = ("the counterexample relies on over-approximated library models: " + "; ".join(approximations)
+                       if approximations else
+                       "the counterexample does not replay in the interpreter (a tracelearn bug: please report it)")
+                done.found = None
+                return CheckResult("unknown", b, None, stats, why, approximations, enc)
             return done.found
         if r == "unknown":
             why = enc.solver.reason_unknown() or "solver gave up"
