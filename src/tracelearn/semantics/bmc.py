@@ -25,7 +25,9 @@ from .memory import decode
 from .interpreter import ALL_CHECKS, Interpreter, InterpOptions
 from ..bigstack import run_with_big_stack
 from .solving import check_sat
-from .symex import SymbolicExecutor, SymexLimit, SymexOptions
+from .strategies.unwind import MergedUnwinding, UnwindOptions
+from .symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
+from .targets import EquationTarget
 
 
 @dataclass
@@ -50,31 +52,36 @@ class SolverStats:
 
 
 class Encoding:
+    """The program unwound to ``bound`` (merged exploration into an equation target),
+    asserted into one incremental solver."""
+
     def __init__(self, program: Program, bound: int, loop_bounds: dict[str, int] | None = None,
                  timeout_s: float | None = None, max_steps: int = 2_000_000, deadline: float | None = None,
-                 options: SymexOptions | None = None) -> None:
+                 semantics: SemanticsOptions | None = None, unwinding: UnwindOptions | None = None) -> None:
         t0 = time.perf_counter()
         self.program = program
         self.bound = bound
-        opts = options or SymexOptions()
-        opts.bound = bound
-        opts.loop_bounds = dict(loop_bounds or opts.loop_bounds)
-        opts.max_steps = max_steps
-        sx = SymbolicExecutor(program, opts)
-        sx.deadline = deadline
+        sem_opts = semantics or SemanticsOptions()
+        sem_opts.max_steps = max_steps
+        unwind = unwinding or UnwindOptions()
+        unwind.bound = bound
+        unwind.loop_bounds = dict(loop_bounds or unwind.loop_bounds)
+        sem = SymbolicSemantics(program, sem_opts, EquationTarget(bound))
+        sem.deadline = deadline
+        strategy = MergedUnwinding(sem, unwind)
         self.deadline = deadline  # every query gets the time left before it
         try:
-            self.eq: Equation = run_with_big_stack(sx.run)
+            self.eq: Equation = run_with_big_stack(strategy.run)
         except RecursionError:
             raise SymexLimit("program nests calls too deeply for the unwinding") from None
-        self.symex = sx
+        self.semantics = sem
         self.solver = z3.Solver()
         if timeout_s is not None:
             self.solver.set("timeout", max(1, int(timeout_s * 1000)))
         for c in self.eq.constraints:
             self.solver.add(c)
-        self.stats = SolverStats(calls=sx.prune_calls, time_s=sx.prune_time,
-                                 encode_time_s=time.perf_counter() - t0 - sx.prune_time,
+        self.stats = SolverStats(calls=strategy.prune_calls, time_s=strategy.prune_time,
+                                 encode_time_s=time.perf_counter() - t0 - strategy.prune_time,
                                  constraints=len(self.eq.constraints), steps=len(self.eq.steps))
         self._lits = 0
 
@@ -332,7 +339,7 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
         say(f"bound {b}: unwinding")
         try:
             enc = Encoding(program, b, opts.loop_bounds, remaining, opts.max_steps, deadline,
-                           SymexOptions(leak_checks="memleak" in opts.checks))
+                           SemanticsOptions(leak_checks="memleak" in opts.checks))
         except SymexLimit as e:
             reason = str(e)
             break

@@ -1,6 +1,6 @@
 """What the two engines' library models share: the input-order contract.
 
-The interpreter (``native.py``) and the model checker (``symlib.py``, ``symex.py``)
+The interpreter (``native.py``) and the model checker (``symlib.py``, ``symbolic.py``)
 model the same library calls and must draw the same inputs, in the same order and
 the same shapes, or a counterexample would not replay. The constants and the format
 parsing that decide those draws are written here once:

@@ -21,14 +21,14 @@ from .libspec import SCAN_STRING, scan_conversions, scan_type
 from .symstate import SVal, State
 
 if TYPE_CHECKING:
-    from .symex import SymbolicExecutor
+    from .symbolic import SymbolicSemantics
 
 OUTPUT = {"printf": 1, "fprintf": 2, "puts": 1, "fputs": 2, "putchar": 1, "fputc": 2, "putc": 2,
           "sprintf": 2, "snprintf": 3, "perror": 1, "write": 3}
 
 
 class SymLibrary:
-    def __init__(self, sx: "SymbolicExecutor") -> None:
+    def __init__(self, sx: "SymbolicSemantics") -> None:
         self.sx = sx
 
     def int32(self) -> IntType:
@@ -52,7 +52,7 @@ class SymLibrary:
             sx.step(Step("output", st.guard, loc, sx.fn, lhs=name, message=(fmt or b"").decode("latin-1"),
                          args=[a.term for a in rest]))
             if name in ("sprintf", "snprintf"):
-                sx.eq.unsupported.append(f"{loc}: {name} output buffer is not modelled")
+                sx.unsupported(f"{loc}: {name} output buffer is not modelled")
                 st.guard = z3.BoolVal(False)
                 return None, None
             if name == "write" and len(args) == 3:
@@ -75,7 +75,7 @@ class SymLibrary:
         if name in MATH:
             return st, MATH[name](self, args, rt, name, call)
         if name == "realloc":
-            sx.eq.unsupported.append(f"{loc}: realloc is not supported by the model checker")
+            sx.unsupported(f"{loc}: realloc is not supported by the model checker")
             st.guard = z3.BoolVal(False)
             return None, None
         # No body, no model: an input (the interpreter draws one too).
@@ -108,11 +108,11 @@ class SymLibrary:
         fmt_i = 0 if name == "scanf" else 1
         fmt = self.constant_string(st, args[fmt_i])
         if fmt is None:
-            sx.eq.unsupported.append(f"{call.loc}: {name} with a non-constant format")
+            sx.unsupported(f"{call.loc}: {name} with a non-constant format")
             st.guard = z3.BoolVal(False)
             return None, None
         if name == "sscanf":
-            sx.eq.approximations.append(f"{call.loc}: sscanf parses nondeterministically here")
+            sx.approximation(f"{call.loc}: sscanf parses nondeterministically here")
         ptrs = args[fmt_i + 1:]
         count = 0
         label = "scanf" if name != "sscanf" else "sscanf"
@@ -132,7 +132,7 @@ class SymLibrary:
         sx = self.sx
         size = z3.simplify(args[1].term)
         if not z3.is_bv_value(size):
-            sx.eq.unsupported.append(f"{call.loc}: fgets with a non-constant size")
+            sx.unsupported(f"{call.loc}: fgets with a non-constant size")
             st.guard = z3.BoolVal(False)
             return None, None
         n = size.as_long()
@@ -147,7 +147,7 @@ class SymLibrary:
         sx = self.sx
         n_term = z3.simplify(args[2].term)
         if not z3.is_bv_value(n_term):
-            sx.eq.unsupported.append(f"{call.loc}: read with a non-constant size")
+            sx.unsupported(f"{call.loc}: read with a non-constant size")
             st.guard = z3.BoolVal(False)
             return None, None
         n = n_term.as_long()
@@ -180,7 +180,7 @@ def _fabs(lib: SymLibrary, args: list[SVal], rt: CType, name: str, call: Call) -
 
 
 def _approx(lib: SymLibrary, args: list[SVal], rt: CType, name: str, call: Call) -> SVal:
-    lib.sx.eq.approximations.append(f"{call.loc}: {name}() is not modelled exactly (result unconstrained)")
+    lib.sx.approximation(f"{call.loc}: {name}() is not modelled exactly (result unconstrained)")
     return lib.unconstrained(name, rt)
 
 

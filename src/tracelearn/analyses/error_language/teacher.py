@@ -30,7 +30,8 @@ import z3
 
 from ...ir.program import PROPERTY_KINDS
 from ...semantics.bmc import Encoding, extract
-from ...semantics.symex import SymexOptions
+from ...semantics.strategies.unwind import UnwindOptions
+from ...semantics.symbolic import SemanticsOptions
 from .alphabet import Instrumented
 from .cfg_oracle import CFGOracle
 
@@ -81,14 +82,14 @@ class ErrorTeacher:
         self.witnesses: dict[Word, Witness] = {}
         self.spurious_incomplete = False  # the last conjecture's accepted words were not all verified
         t0 = time.perf_counter()
-        opts = SymexOptions()
+        sem_opts, unwind = SemanticsOptions(), UnwindOptions()
         if cbmc_semantics:
             # pv ran CBMC without runtime checks: runs go on past failed checks other than
             # the target (invalid reads give any value), and --unwind k takes a loop's back
             # edge at most k-1 times.
-            opts = SymexOptions(loop_bound_delta=-1, continue_kinds=frozenset(PROPERTY_KINDS),
-                                cut_props=frozenset(inst.targets))
-        self.enc = Encoding(inst.program, bound, loop_bounds, timeout_s, options=opts)
+            sem_opts = SemanticsOptions(continue_kinds=frozenset(PROPERTY_KINDS), cut_props=frozenset(inst.targets))
+            unwind = UnwindOptions(loop_bound_delta=-1)
+        self.enc = Encoding(inst.program, bound, loop_bounds, timeout_s, semantics=sem_opts, unwinding=unwind)
         self._build()
         self.stats.encode_time_s = time.perf_counter() - t0
         self.stats.solver_calls += self.enc.stats.calls

@@ -1,11 +1,12 @@
-"""Symbolic execution of the IR to a guarded SSA equation, with loops and
-recursion unwound to a bound (in the manner of CBMC's goto-symex).
+"""The symbolic semantics of the IR: what each statement, expression and library
+call means over a symbolic ``State`` (z3 terms for values, memory as objects,
+pointers as (object, offset)).
 
-One walk over each procedure's blocks in layout order: a jump forward queues the
-state at its target, where states merge (if-then-else of values, one named guard
-per block); a jump backward is a loop iteration, taken at most ``bound`` times per
-entry of the loop, after which an unwinding step records the cut. Calls are
-inlined; recursion deeper than the bound is cut the same way.
+It knows nothing of how paths are explored: a strategy (``strategies/``) decides
+which blocks run, in which order, and how states meet; a target (``targets.py``)
+receives the definitions and steps it derives. CBMC's ``goto_symex`` is the model.
+The concrete twin of this file is ``interpreter.py``; the agreement tests hold them
+together.
 """
 
 from __future__ import annotations
@@ -14,44 +15,44 @@ import itertools
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import z3
 
 from ..ir.analysis import used_params
-from ..ir.expr import AddrOf, Binary, Cast, Const, Expr, Load, Reg, Unary
+from ..ir.expr import AddrOf, Binary, Cast, Const, Expr, Load, Reg, Unary, walk
 from ..ir.program import (
-    Alloc, Assert, Assign, Assume, Branch, Call, Event, Exit, Free, Goto, Mem, Nondet,
+    Alloc, Assert, Assign, Assume, Branch, Call, Event, Exit, Free, Mem, Nondet,
     Procedure, Program, Return, SourceLoc, is_library_file,
 )
-from ..ir.types import ArrayType, CType, FloatType, IntType, PointerType, VoidType
+from ..ir.types import ArrayType, CType, FloatType, IntType, PointerType
 from . import symexpr as S
 from .equation import Equation, Step
 from .layout import HEAP_BASE, INVALID_BASE, INVALID_SIZE, STACK_BASE, Bump, layout_globals
-from .symlib import SymLibrary
-from .symstate import SVal, State, SymObject, pts_union
 from .libspec import ARGV_STRING, MAX_ARGC
 from .memory import FREE_NOT_HEAP, FREE_TWICE, LEAK_MESSAGE, library_property
-from .solving import check_sat
-
-
-
-PRUNE_TIMEOUT_S = 2.0
+from .symlib import SymLibrary
+from .symstate import SVal, State, SymObject, pts_union
 
 
 class SymexLimit(Exception):
-    """The equation grew beyond the configured size: the query is undecided."""
+    """The derivation grew beyond the configured size or time: the query is undecided."""
+
+
+class Target(Protocol):
+    """Where definitions and steps go (see ``targets.py``)."""
+
+    eq: Equation
+
+    def constrain(self, c: z3.BoolRef) -> None: ...
+
+    def record(self, s: Step) -> int: ...
 
 
 @dataclass
-class SymexOptions:
-    bound: int = 1
-    loop_bounds: dict[str, int] = field(default_factory=dict)  # "line" or "file:line" -> bound
-    max_steps: int = 2_000_000  # steps of the equation before giving up (unknown)
-    prune: bool = True  # drop infeasible paths at calls and loop iterations (solver checks)
-    # CBMC-compatible semantics (to compare with tools built on CBMC, like pv):
-    partial_loops: bool = False  # past the bound, leave the loop instead of cutting the path
-    loop_bound_delta: int = 0  # CBMC's --unwind k takes a back edge at most k-1 times: -1
-    continue_kinds: frozenset = frozenset()  # failed checks of these kinds do not end the run
+class SemanticsOptions:
+    max_steps: int = 2_000_000  # steps derived before giving up (unknown)
+    continue_kinds: frozenset = frozenset()  # failed checks of these kinds do not end the run (CBMC)
     cut_props: frozenset = frozenset()  # ... except these properties (the analysis' targets)
     entry_args: str = "nondet"
     leak_checks: bool = False  # the memleak check at the ends of the program
@@ -62,6 +63,7 @@ class Frame:
     fid: int
     proc: Procedure
     objects: dict[str, int]  # memory locals -> object ids
+    outer_site: SourceLoc | None = None  # the library call site active when it was entered
 
 
 def is_false(e: z3.BoolRef) -> bool:
@@ -72,14 +74,17 @@ def is_true(e: z3.BoolRef) -> bool:
     return z3.is_true(e) or (not z3.is_const(e) and z3.is_true(z3.simplify(e)))
 
 
-class SymbolicExecutor:
-    def __init__(self, program: Program, options: SymexOptions) -> None:
+class SymbolicSemantics:
+    """Statement by statement, the symbolic meaning of a program; the call stack is
+    ``frames`` (pushed by ``enter``, popped by ``leave``, both driven by a strategy)."""
+
+    def __init__(self, program: Program, options: SemanticsOptions, target: Target) -> None:
         self.program = program
         self.opt = options
+        self.target = target
         self.dm = program.data_model
         self.pw = self.dm.ptr_width
         self.layout = layout_globals(program)
-        self.eq = Equation(bound=options.bound)
         self.objects: dict[int, SymObject] = {}
         self.alloc_sites: dict[int, SourceLoc] = {}  # heap block -> its malloc
         self.user_site: SourceLoc | None = None  # the user's call into the library model running
@@ -88,7 +93,6 @@ class SymbolicExecutor:
         self.stack_alloc = Bump(STACK_BASE)
         self.heap_alloc = Bump(HEAP_BASE)
         self.fids = itertools.count(1)
-        self.active: list[str] = []
         self.ssa_count: dict[str, int] = defaultdict(int)
         self.names = itertools.count()
         self.frames: list[Frame] = []
@@ -96,11 +100,8 @@ class SymbolicExecutor:
         self.addr_funcs = {a: n for n, a in self.func_addr.items()}
         self.cur_loc = SourceLoc("", 0, 0)
         self.deadline: float | None = None
-        self.prune_solver = z3.Solver()
-        self.pruned_upto = 0
-        self.prune_calls = 0
-        self.prune_time = 0.0
         self.lib = SymLibrary(self)
+        self._addr_funcs: list[str] | None = None
 
     # ------------------------------------------------------------- naming
 
@@ -110,26 +111,7 @@ class SymbolicExecutor:
         return f"{base}#{k}"
 
     def constrain(self, c: z3.BoolRef) -> None:
-        self.eq.constraints.append(c)
-
-    def feasible(self, guard: z3.BoolRef) -> bool:
-        """Can a path reach a point under ``guard``? Asked before inlining a call and
-        before unrolling a loop again, where infeasible paths would multiply."""
-        if not self.opt.prune or z3.is_true(guard):
-            return True
-        if z3.is_false(guard):
-            return False
-        s = self.prune_solver
-        for c in self.eq.constraints[self.pruned_upto:]:
-            s.add(c)
-        self.pruned_upto = len(self.eq.constraints)
-        t0 = time.perf_counter()
-        # A pruning query is only an optimisation (unknown: keep the path): 2 s at most.
-        cap = t0 + PRUNE_TIMEOUT_S
-        r = check_sat(s, [guard], cap if self.deadline is None else min(cap, self.deadline))
-        self.prune_calls += 1
-        self.prune_time += time.perf_counter() - t0
-        return r != z3.unsat
+        self.target.constrain(c)
 
     def define(self, name: str, t: CType, term: z3.ExprRef) -> z3.ExprRef:
         sym = z3.Const(name, term.sort())
@@ -141,33 +123,25 @@ class SymbolicExecutor:
             s.loc = self.user_site
             s.hidden = s.hidden or s.kind == "assign"
             s.keyword = None  # the model's branches are no waypoints of the user's program
-        self.eq.steps.append(s)
-        n = len(self.eq.steps)
+        n = self.target.record(s)
         if n > self.opt.max_steps:
             raise SymexLimit(f"equation exceeds {self.opt.max_steps} steps")
         if self.deadline is not None and n % 16 == 0 and time.perf_counter() > self.deadline:
             raise SymexLimit("timeout while unwinding the program")
 
+    def unsupported(self, why: str) -> None:
+        """A path the semantics cannot follow (it is cut): no "true" verdict."""
+        self.target.eq.unsupported.append(why)
+
+    def approximation(self, why: str) -> None:
+        """An over-approximation: a "false" verdict needs a replay."""
+        self.target.eq.approximations.append(why)
+
     @property
     def fn(self) -> str:
         return self.frames[-1].proc.name if self.frames else ""
 
-    # --------------------------------------------------------------- run
-
-    def run(self) -> Equation:
-        st = State(z3.BoolVal(True))
-        self.init_globals(st)
-        res = self.call_procedure(st, self.program.procedures[self.program.init], [], SourceLoc("", 0, 0))
-        if res is None:
-            return self.eq
-        st2 = res[0]
-        entry = self.program.procedures[self.program.entry]
-        args = self.entry_args(st2, entry)
-        end = self.call_procedure(st2, entry, args, entry.loc, entry=True)
-        if end is not None and not is_false(end[0].guard):
-            self.leak_checks(end[0])
-            self.step(Step("exit", end[0].guard, entry.loc, entry.name, lhs="return"))
-        return self.eq
+    # --------------------------------------------------------- start
 
     def init_globals(self, st: State) -> None:
         for name, g in self.program.globals.items():
@@ -243,52 +217,41 @@ class SymbolicExecutor:
 
     # --------------------------------------------------------- procedures
 
-    def call_procedure(self, st: State, proc: Procedure, args: list[SVal], loc: SourceLoc, entry: bool = False):
-        """Inline ``proc``; returns (state after the call, return value) or None."""
-        depth = self.active.count(proc.name)
-        if depth and not self.feasible(st.guard):
-            return None
-        if depth > self.opt.bound:
-            self.unwind(st, f"recursion of {proc.name}", loc)
-            return None
-        frame = Frame(next(self.fids), proc, {})
+    def enter(self, st: State, proc: Procedure, args: list[SVal], loc: SourceLoc,
+              entry: bool = False) -> tuple[Frame, State]:
+        """Push a frame for ``proc`` called at ``loc``: parameters bound, memory locals
+        allocated. The caller's state is not changed (a copy is returned)."""
+        frame = Frame(next(self.fids), proc, {}, self.user_site)
         self.frames.append(frame)
-        self.active.append(proc.name)
-        outer_site = self.user_site
-        if outer_site is None and is_library_file(proc.loc.file):
+        if self.user_site is None and is_library_file(proc.loc.file):
             self.user_site = loc  # what happens in a library model is shown at its call
-        try:
-            st = st.copy()
-            for p, a in zip(proc.params, args):
-                st.regs[self.key(frame, p.name)] = a if entry else self.bind_param(st, proc, p, a, loc)
-            for v in proc.locals:
-                if v.in_memory:
-                    size = max(v.type.size, 1)
-                    obj = self.new_object(v.display, "local", self.stack_alloc.alloc(size, v.type.align), size)
-                    frame.objects[v.name] = obj.oid
-                    st.mem[obj.oid] = obj.empty()
-                    st.spts[obj.oid] = frozenset()
-            self.step(Step("call", st.guard, loc, proc.name, lhs=proc.name))
-            results = self.walk(frame, st)
-        finally:
-            self.frames.pop()
-            self.active.pop()
-            self.user_site = outer_site
-        if not results:
-            return None
-        merged = self.merge([s for s, _ in results], f"{proc.name}.return")
-        ret = None
-        if not isinstance(proc.type.ret, VoidType):
-            vals = [(s.guard, v) for s, v in results if v is not None]
-            if vals:
-                ret = self.merge_values(vals, proc.type.ret)
+        st = st.copy()
+        for p, a in zip(proc.params, args):
+            st.regs[self.key(frame, p.name)] = a if entry else self.bind_param(st, proc, p, a, loc)
+        for v in proc.locals:
+            if v.in_memory:
+                size = max(v.type.size, 1)
+                obj = self.new_object(v.display, "local", self.stack_alloc.alloc(size, v.type.align), size)
+                frame.objects[v.name] = obj.oid
+                st.mem[obj.oid] = obj.empty()
+                st.spts[obj.oid] = frozenset()
+        self.step(Step("call", st.guard, loc, proc.name, lhs=proc.name))
+        return frame, st
+
+    def leave(self, frame: Frame) -> None:
+        """Pop ``frame`` (the innermost)."""
+        assert self.frames and self.frames[-1] is frame
+        self.frames.pop()
+        self.user_site = frame.outer_site
+
+    def returned(self, frame: Frame, st: State, loc: SourceLoc) -> None:
+        """``st`` is after ``frame``'s procedure returned: drop its locals."""
         prefix = f"{frame.fid}:"
-        for k in [k for k in merged.regs if k.startswith(prefix)]:
-            del merged.regs[k]
+        for k in [k for k in st.regs if k.startswith(prefix)]:
+            del st.regs[k]
         for oid in frame.objects.values():
-            merged.mem.pop(oid, None)
-        self.step(Step("return", merged.guard, loc, proc.name, lhs=proc.name))
-        return merged, ret
+            st.mem.pop(oid, None)
+        self.step(Step("return", st.guard, loc, frame.proc.name, lhs=frame.proc.name))
 
     def bind_param(self, st: State, proc: Procedure, p, a: SVal, loc: SourceLoc) -> SVal:
         """Parameter passing as an SSA assignment ``f::x#0 = argument``: not a statement
@@ -303,177 +266,6 @@ class SymbolicExecutor:
 
     def key(self, frame: Frame, name: str) -> str:
         return f"{frame.fid}:{name}"
-
-    def walk(self, frame: Frame, st: State) -> list[tuple[State, SVal | None]]:
-        blocks = frame.proc.blocks
-        pending: dict[int, list[State]] = defaultdict(list)
-        pending[0].append(st)
-        results: list[tuple[State, SVal | None]] = []
-        counts: dict[tuple[int, int], int] = {}
-        pos = 0
-        n = len(blocks)
-        while pos < n:
-            states = pending.pop(pos, None)
-            if not states:
-                pos += 1
-                continue
-            blk = blocks[pos]
-            cur = self.merge(states, f"{frame.proc.name}.B{pos}", weight=_weight(blk))
-            if is_false(cur.guard):
-                pos += 1
-                continue
-            after = self.exec_block(frame, blk.stmts, cur)
-            if after is None or is_false(after.guard):
-                pos += 1
-                continue
-            t = blk.term
-            self.cur_loc = t.loc
-            nxt = pos + 1
-            if isinstance(t, Goto):
-                nxt = self.jump(frame, pos, t.target, after, pending, counts, nxt)
-            elif isinstance(t, Branch):
-                c = S.truth(self.eval(after, t.cond).term)
-                c = z3.simplify(c) if not z3.is_const(c) else c
-                self.step(Step("decision", after.guard, t.loc, frame.proc.name, cond=c,
-                               decision_id=t.decision_id, source_id=t.source_id, lhs=t.text,
-                               keyword=t.keyword, atomic=t.atomic))
-                succ = []
-                if not z3.is_false(c):
-                    succ.append((t.then, after.copy(z3.And(after.guard, c) if not z3.is_true(c) else after.guard)))
-                if not z3.is_true(c):
-                    succ.append((t.else_, after.copy(z3.And(after.guard, z3.Not(c)) if not z3.is_false(c) else after.guard)))
-                succ.sort(key=lambda p: p[0] <= pos)  # forward targets first
-                for target, s2 in succ:
-                    nxt = self.jump(frame, pos, target, s2, pending, counts, nxt)
-            elif isinstance(t, Return):
-                val = self.eval(after, t.value) if t.value is not None else None
-                results.append((after, val))
-            elif isinstance(t, Exit):
-                code = self.eval(after, t.code) if t.code is not None else None
-                if t.kind == "exit":
-                    self.leak_checks(after)
-                self.step(Step("exit", after.guard, t.loc, frame.proc.name, lhs=t.kind,
-                               ssa=code.term if code is not None else None))
-            pos = nxt
-        return results
-
-    def loop_bound(self, frame: Frame, target: int) -> tuple[int, bool]:
-        """The unwinding bound of the loop whose head is block ``target``, and whether
-        it was given for that loop (``--unwind-loop``) rather than the global bound."""
-        loc = frame.proc.blocks[target].loc
-        for k in (f"{loc.file}:{loc.line}", str(loc.line), f"{frame.proc.name}:{loc.line}"):
-            if k in self.opt.loop_bounds:
-                return max(0, self.opt.loop_bounds[k] + self.opt.loop_bound_delta), True
-        return max(0, self.opt.bound + self.opt.loop_bound_delta), False
-
-    def jump(self, frame: Frame, src: int, dst: int, st: State, pending, counts, nxt: int) -> int:
-        if dst > src:
-            pending[dst].append(st)
-            return nxt
-        key = (src, dst)
-        k = counts.get(key, 0)
-        if not self.feasible(st.guard):
-            return nxt
-        limit, explicit = self.loop_bound(frame, dst)
-        if k >= limit:
-            self.unwind(st, f"loop at {frame.proc.blocks[dst].loc}", frame.proc.blocks[src].term.loc,
-                        "explicit" if explicit else "global")
-            if self.opt.partial_loops and src + 1 < len(frame.proc.blocks):
-                # CBMC's --partial-loops: leave the loop as if its condition were false
-                # (an over-approximation: such paths need not be real runs).
-                pending[src + 1].append(st)
-            return nxt
-        counts[key] = k + 1
-        for (s, d) in list(counts):
-            if dst <= d and s < src:
-                counts[(s, d)] = 0
-        pending[dst].append(st)
-        return dst
-
-    def unwind(self, st: State, what: str, loc: SourceLoc, origin: str = "global") -> None:
-        """A path cut by the unwinding; ``origin`` says which bound cut it: the global
-        one (``global``) or a loop's own (``explicit``)."""
-        if is_false(st.guard):
-            return
-        self.eq.unwinding_hit = True
-        self.step(Step("unwind", st.guard, loc, self.fn, message=f"unwinding bound reached: {what}", origin=origin))
-
-    # ------------------------------------------------------------- merging
-
-    def merge(self, states: list[State], label: str, weight: int = 0) -> State:
-        if len(states) == 1:
-            st = states[0]
-            g = self.define_guard(st.guard, weight)
-            return st if g is st.guard else st.copy(g)
-        guards = [s.guard for s in states]
-        guard = z3.Or(*guards)
-        out = State(self.define_guard(guard, weight))
-        keys = set().union(*(s.regs.keys() for s in states))
-        for k in keys:
-            vals = [(s.guard, s.regs[k]) for s in states if k in s.regs]
-            out.regs[k] = self.merge_values(vals, None, name=k)
-        oids = set().union(*(s.mem.keys() for s in states))
-        for oid in oids:
-            vals = [(s.guard, s.mem[oid]) for s in states if oid in s.mem]
-            out.mem[oid] = self.merge_terms(vals, f"mem{oid}")
-            pts = frozenset()
-            for s in states:
-                if oid in s.spts:
-                    pts = pts_union(pts, s.spts[oid])
-            out.spts[oid] = pts
-        aoids = set().union(*(s.alive.keys() for s in states))
-        for oid in aoids:
-            vals = [(s.guard, s.alive.get(oid, z3.BoolVal(False))) for s in states]
-            out.alive[oid] = self.merge_terms(vals, None)
-        return out
-
-    def define_guard(self, g: z3.BoolRef, weight: int) -> z3.BoolRef:
-        """One named guard per block instance, weighted by its statements."""
-        if z3.is_true(g):
-            return g
-        if z3.is_const(g):
-            if weight:
-                self.eq.guards.append((g, weight))
-            return g
-        sym = z3.Bool(f"guard#{next(self.names)}")
-        self.constrain(sym == g)
-        self.eq.guards.append((sym, weight))
-        return sym
-
-    def merge_terms(self, vals: list[tuple[z3.BoolRef, z3.ExprRef]], name: str | None) -> z3.ExprRef:
-        first = vals[0][1]
-        if all(v.eq(first) for _, v in vals[1:]):
-            return first
-        term = vals[-1][1]
-        for g, v in reversed(vals[:-1]):
-            term = z3.If(g, v, term)
-        if name is None:
-            return term
-        sym = z3.Const(f"{name}#phi{next(self.names)}", term.sort())
-        self.constrain(sym == term)
-        return sym
-
-    def merge_values(self, vals: list[tuple[z3.BoolRef, SVal]], t: CType | None, name: str = "ret") -> SVal:
-        pts = frozenset()
-        for _, v in vals:
-            pts = pts_union(pts, v.pts)
-        term = self.merge_terms([(g, v.term) for g, v in vals], name)
-        return SVal(term, pts)
-
-    # ---------------------------------------------------------- statements
-
-    def exec_block(self, frame: Frame, stmts: list, st: State) -> State | None:
-        for s in stmts:
-            if isinstance(s, Call):
-                res = self.exec_call(frame, s, st)
-                if res is None:
-                    return None
-                st = res
-            else:
-                st = self.exec_stmt(frame, s, st)
-            if is_false(st.guard):
-                return None
-        return st
 
     def exec_stmt(self, frame: Frame, s, st: State) -> State:
         self.cur_loc = s.loc
@@ -584,32 +376,73 @@ class SymbolicExecutor:
                        hidden=hidden, name=name))
         self.store(st, addr, t, SVal(simple if _is_value(simple) else sym, v.pts), loc)
 
+    # ---------------------------------------------------------- terminators
+
+    def decision(self, frame: Frame, st: State, t: Branch) -> z3.BoolRef:
+        """The condition of branch ``t`` (recorded as a decision step)."""
+        self.cur_loc = t.loc
+        c = S.truth(self.eval(st, t.cond).term)
+        c = z3.simplify(c) if not z3.is_const(c) else c
+        self.step(Step("decision", st.guard, t.loc, frame.proc.name, cond=c,
+                       decision_id=t.decision_id, source_id=t.source_id, lhs=t.text,
+                       keyword=t.keyword, atomic=t.atomic))
+        return c
+
+    def return_value(self, st: State, t: Return) -> SVal | None:
+        self.cur_loc = t.loc
+        return self.eval(st, t.value) if t.value is not None else None
+
+    def exit(self, frame: Frame, st: State, t: Exit) -> None:
+        """``exit``/``abort`` and the like: the end of the run."""
+        self.cur_loc = t.loc
+        code = self.eval(st, t.code) if t.code is not None else None
+        if t.kind == "exit":
+            self.leak_checks(st)
+        self.step(Step("exit", st.guard, t.loc, frame.proc.name, lhs=t.kind,
+                       ssa=code.term if code is not None else None))
+
+    def end(self, st: State, entry: Procedure) -> None:
+        """The entry procedure returned."""
+        self.leak_checks(st)
+        self.step(Step("exit", st.guard, entry.loc, entry.name, lhs="return"))
+
     # ------------------------------------------------------------- calls
 
-    def exec_call(self, frame: Frame, s: Call, st: State) -> State | None:
+    def call_args(self, st: State, s: Call) -> list[SVal]:
         self.cur_loc = s.loc
-        args = [self.eval(st, a) for a in s.args]
+        return [self.eval(st, a) for a in s.args]
+
+    def callees(self, st: State, s: Call) -> list[tuple[str, z3.BoolRef]]:
+        """The functions a call may reach, each with its condition; adds the check that
+        a call through a pointer reaches a function."""
         if s.callee is not None:
-            return self.call_named(frame, s, st, s.callee, args)
+            return [(s.callee, z3.BoolVal(True))]
         target = self.eval(st, s.target)
         cands = self.function_candidates(target)
-        if not cands:
-            self.check(st, z3.BoolVal(False), "pointer", f"{s.loc}:pointer", s.loc, "call through an invalid function pointer")
-            return None
         conds = [(n, target.term == z3.BitVecVal(self.func_addr[n], self.pw)) for n in cands]
-        self.check(st, z3.Or(*[c for _, c in conds]), "pointer", f"{s.loc}:pointer", s.loc,
-                   "call through an invalid function pointer")
-        outs: list[State] = []
-        for n, c in conds:
-            sub = st.copy(z3.And(st.guard, c))
-            if is_false(sub.guard):
-                continue
-            res = self.call_named(frame, s, sub, n, args)
-            if res is not None and not is_false(res.guard):
-                outs.append(res)
-        if not outs:
-            return None
-        return self.merge(outs, "indirect")
+        self.check(st, z3.Or(*[c for _, c in conds]) if conds else z3.BoolVal(False), "pointer",
+                   f"{s.loc}:pointer", s.loc, "call through an invalid function pointer")
+        return conds
+
+    def procedure_args(self, st: State, proc: Procedure, args: list[SVal], s: Call) -> list[SVal]:
+        """Arguments as ``proc`` receives them (missing ones are inputs, as in C's
+        calls of undeclared functions the interpreter draws them too)."""
+        if len(args) < len(proc.params):
+            args = args + [self.input(st, p.type, f"missing argument of {proc.name}", s.loc, p.display)
+                           for p in proc.params[len(args):]]
+        return [self.fit_arg(a, p.type) for a, p in zip(args, proc.params)]
+
+    def library_call(self, st: State, name: str, args: list[SVal], s: Call) -> tuple[State | None, SVal | None]:
+        return self.lib.call(st, name, args, s)
+
+    def call_result(self, frame: Frame, s: Call, st: State, name: str, ret: SVal | None) -> None:
+        """Store what a call returned into its left-hand side."""
+        if s.lhs is None:
+            return
+        if ret is None:
+            ret = self.input(st, s.lhs.type, f"result of {name}()", s.loc, f"{name}()")
+        self.assign(frame, st, s.lhs, ret, s.loc, f"{name}()", True)
+        self.target.eq.steps[-1].call_result = True
 
     def function_candidates(self, target: SVal) -> list[str]:
         t = z3.simplify(target.term)
@@ -619,10 +452,8 @@ class SymbolicExecutor:
         return [n for n in self.addr_taken_functions()]
 
     def addr_taken_functions(self) -> list[str]:
-        if not hasattr(self, "_addr_funcs"):
+        if self._addr_funcs is None:
             names: set[str] = set()
-            from ..ir.expr import walk
-
             for p in self.program.procedures.values():
                 for b in p.blocks:
                     for e in b.exprs():
@@ -631,28 +462,6 @@ class SymbolicExecutor:
                                 names.add(x.name)
             self._addr_funcs = sorted(names)
         return self._addr_funcs
-
-    def call_named(self, frame: Frame, s: Call, st: State, name: str, args: list[SVal]) -> State | None:
-        proc = self.program.procedures.get(name)
-        if proc is None:
-            st, ret = self.lib.call(st, name, args, s)
-        else:
-            if len(args) < len(proc.params):
-                args = args + [self.input(st, p.type, f"missing argument of {name}", s.loc, p.display)
-                               for p in proc.params[len(args):]]
-            args = [self.fit_arg(a, p.type) for a, p in zip(args, proc.params)]
-            res = self.call_procedure(st, proc, args, s.loc)
-            if res is None:
-                return None
-            st, ret = res
-        if st is None or is_false(st.guard):
-            return None
-        if s.lhs is not None:
-            if ret is None:
-                ret = self.input(st, s.lhs.type, f"result of {name}()", s.loc, f"{name}()")
-            self.assign(frame, st, s.lhs, ret, s.loc, f"{name}()", True)
-            self.eq.steps[-1].call_result = True
-        return st
 
     def fit_arg(self, a: SVal, t: CType) -> SVal:
         want = S.sort_of(t)
@@ -806,8 +615,6 @@ class SymbolicExecutor:
             st.alive[o.oid] = _simp(z3.And(st.alive[o.oid], z3.Not(c)))
 
 
-def _weight(blk) -> int:
-    return sum(1 for s in blk.stmts if (isinstance(s, Assign) and not s.hidden) or isinstance(s, Nondet))
 
 
 def _simp(e: z3.ExprRef) -> z3.ExprRef:

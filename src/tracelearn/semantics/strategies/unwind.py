@@ -1,0 +1,319 @@
+"""Merged exploration with unwinding: the bounded model checker's strategy.
+
+One walk over each procedure's blocks in layout order: a jump forward queues the
+state at its target, where states merge (if-then-else of values, one named guard
+per block); a jump backward is a loop iteration, taken at most ``bound`` times per
+entry of the loop, after which an unwinding step records the cut. Calls are
+inlined; recursion deeper than the bound is cut the same way. All paths of the
+program up to the bound end up in one guarded SSA equation (the target).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import z3
+
+from ...ir.program import Assign, Branch, Call, Exit, Goto, Nondet, Procedure, Return, SourceLoc
+from ...ir.types import VoidType
+from ..equation import Equation, Step
+from ..solving import check_sat
+from ..symbolic import Frame, SymbolicSemantics, is_false
+from ..symstate import SVal, State, pts_union
+
+PRUNE_TIMEOUT_S = 2.0
+
+
+@dataclass
+class UnwindOptions:
+    bound: int = 1
+    loop_bounds: dict[str, int] = field(default_factory=dict)  # "line" or "file:line" -> bound
+    prune: bool = True  # drop infeasible paths at calls and loop iterations (solver checks)
+    # CBMC-compatible unwinding (to compare with tools built on CBMC, like pv):
+    partial_loops: bool = False  # past the bound, leave the loop instead of cutting the path
+    loop_bound_delta: int = 0  # CBMC's --unwind k takes a back edge at most k-1 times: -1
+
+
+class MergedUnwinding:
+    """Explores every path up to the unwinding bound at once, merging at joins."""
+
+    def __init__(self, sem: SymbolicSemantics, options: UnwindOptions) -> None:
+        self.sem = sem
+        self.opt = options
+        self.active: list[str] = []  # procedures on the inlined call stack
+        self.prune_solver = z3.Solver()
+        self.pruned_upto = 0
+        self.prune_calls = 0
+        self.prune_time = 0.0
+
+    @property
+    def eq(self) -> Equation:
+        return self.sem.target.eq
+
+    # --------------------------------------------------------------- run
+
+    def run(self) -> Equation:
+        """The whole program: globals, the initialiser, the entry procedure."""
+        sem = self.sem
+        program = sem.program
+        st = State(z3.BoolVal(True))
+        sem.init_globals(st)
+        res = self.call_procedure(st, program.procedures[program.init], [], SourceLoc("", 0, 0))
+        if res is None:
+            return self.eq
+        st2 = res[0]
+        entry = program.procedures[program.entry]
+        args = sem.entry_args(st2, entry)
+        end = self.call_procedure(st2, entry, args, entry.loc, entry=True)
+        if end is not None and not is_false(end[0].guard):
+            sem.end(end[0], entry)
+        return self.eq
+
+    def feasible(self, guard: z3.BoolRef) -> bool:
+        """Can a path reach a point under ``guard``? Asked before inlining a recursive
+        call and before unrolling a loop again, where infeasible paths would multiply."""
+        if not self.opt.prune or z3.is_true(guard):
+            return True
+        if z3.is_false(guard):
+            return False
+        s = self.prune_solver
+        for c in self.eq.constraints[self.pruned_upto:]:
+            s.add(c)
+        self.pruned_upto = len(self.eq.constraints)
+        t0 = time.perf_counter()
+        # A pruning query is only an optimisation (unknown: keep the path): 2 s at most.
+        cap = t0 + PRUNE_TIMEOUT_S
+        deadline = self.sem.deadline
+        r = check_sat(s, [guard], cap if deadline is None else min(cap, deadline))
+        self.prune_calls += 1
+        self.prune_time += time.perf_counter() - t0
+        return r != z3.unsat
+
+    # --------------------------------------------------------- procedures
+
+    def call_procedure(self, st: State, proc: Procedure, args: list[SVal], loc: SourceLoc, entry: bool = False):
+        """Inline ``proc``; returns (state after the call, return value) or None."""
+        sem = self.sem
+        depth = self.active.count(proc.name)
+        if depth and not self.feasible(st.guard):
+            return None
+        if depth > self.opt.bound:
+            self.unwind(st, f"recursion of {proc.name}", loc)
+            return None
+        self.active.append(proc.name)
+        frame, st = sem.enter(st, proc, args, loc, entry)
+        try:
+            results = self.walk(frame, st)
+        finally:
+            sem.leave(frame)
+            self.active.pop()
+        if not results:
+            return None
+        merged = self.merge([s for s, _ in results], f"{proc.name}.return")
+        ret = None
+        if not isinstance(proc.type.ret, VoidType):
+            vals = [(s.guard, v) for s, v in results if v is not None]
+            if vals:
+                ret = self.merge_values(vals, "ret")
+        sem.returned(frame, merged, loc)
+        return merged, ret
+
+    def walk(self, frame: Frame, st: State) -> list[tuple[State, SVal | None]]:
+        sem = self.sem
+        blocks = frame.proc.blocks
+        pending: dict[int, list[State]] = defaultdict(list)
+        pending[0].append(st)
+        results: list[tuple[State, SVal | None]] = []
+        counts: dict[tuple[int, int], int] = {}
+        pos = 0
+        n = len(blocks)
+        while pos < n:
+            states = pending.pop(pos, None)
+            if not states:
+                pos += 1
+                continue
+            blk = blocks[pos]
+            cur = self.merge(states, f"{frame.proc.name}.B{pos}", weight=_weight(blk))
+            if is_false(cur.guard):
+                pos += 1
+                continue
+            after = self.exec_block(frame, blk.stmts, cur)
+            if after is None or is_false(after.guard):
+                pos += 1
+                continue
+            t = blk.term
+            sem.cur_loc = t.loc
+            nxt = pos + 1
+            if isinstance(t, Goto):
+                nxt = self.jump(frame, pos, t.target, after, pending, counts, nxt)
+            elif isinstance(t, Branch):
+                c = sem.decision(frame, after, t)
+                succ = []
+                if not z3.is_false(c):
+                    succ.append((t.then, after.copy(z3.And(after.guard, c) if not z3.is_true(c) else after.guard)))
+                if not z3.is_true(c):
+                    succ.append((t.else_, after.copy(z3.And(after.guard, z3.Not(c)) if not z3.is_false(c) else after.guard)))
+                succ.sort(key=lambda p: p[0] <= pos)  # forward targets first
+                for target, s2 in succ:
+                    nxt = self.jump(frame, pos, target, s2, pending, counts, nxt)
+            elif isinstance(t, Return):
+                results.append((after, sem.return_value(after, t)))
+            elif isinstance(t, Exit):
+                sem.exit(frame, after, t)
+            pos = nxt
+        return results
+
+    def loop_bound(self, frame: Frame, target: int) -> tuple[int, bool]:
+        """The unwinding bound of the loop whose head is block ``target``, and whether
+        it was given for that loop (``--unwind-loop``) rather than the global bound."""
+        loc = frame.proc.blocks[target].loc
+        for k in (f"{loc.file}:{loc.line}", str(loc.line), f"{frame.proc.name}:{loc.line}"):
+            if k in self.opt.loop_bounds:
+                return max(0, self.opt.loop_bounds[k] + self.opt.loop_bound_delta), True
+        return max(0, self.opt.bound + self.opt.loop_bound_delta), False
+
+    def jump(self, frame: Frame, src: int, dst: int, st: State, pending, counts, nxt: int) -> int:
+        if dst > src:
+            pending[dst].append(st)
+            return nxt
+        key = (src, dst)
+        k = counts.get(key, 0)
+        if not self.feasible(st.guard):
+            return nxt
+        limit, explicit = self.loop_bound(frame, dst)
+        if k >= limit:
+            self.unwind(st, f"loop at {frame.proc.blocks[dst].loc}", frame.proc.blocks[src].term.loc,
+                        "explicit" if explicit else "global")
+            if self.opt.partial_loops and src + 1 < len(frame.proc.blocks):
+                # CBMC's --partial-loops: leave the loop as if its condition were false
+                # (an over-approximation: such paths need not be real runs).
+                pending[src + 1].append(st)
+            return nxt
+        counts[key] = k + 1
+        for (s, d) in list(counts):
+            if dst <= d and s < src:
+                counts[(s, d)] = 0
+        pending[dst].append(st)
+        return dst
+
+    def unwind(self, st: State, what: str, loc: SourceLoc, origin: str = "global") -> None:
+        """A path cut by the unwinding; ``origin`` says which bound cut it: the global
+        one (``global``) or a loop's own (``explicit``)."""
+        if is_false(st.guard):
+            return
+        self.eq.unwinding_hit = True
+        self.sem.step(Step("unwind", st.guard, loc, self.sem.fn, message=f"unwinding bound reached: {what}",
+                           origin=origin))
+
+    # ---------------------------------------------------------- statements
+
+    def exec_block(self, frame: Frame, stmts: list, st: State) -> State | None:
+        sem = self.sem
+        for s in stmts:
+            if isinstance(s, Call):
+                res = self.exec_call(frame, s, st)
+                if res is None:
+                    return None
+                st = res
+            else:
+                st = sem.exec_stmt(frame, s, st)
+            if is_false(st.guard):
+                return None
+        return st
+
+    def exec_call(self, frame: Frame, s: Call, st: State) -> State | None:
+        sem = self.sem
+        args = sem.call_args(st, s)
+        outs: list[State] = []
+        for name, cond in sem.callees(st, s):
+            sub = st if z3.is_true(cond) else st.copy(z3.And(st.guard, cond))
+            if is_false(sub.guard):
+                continue
+            res = self.call_named(frame, s, sub, name, args)
+            if res is not None and not is_false(res.guard):
+                outs.append(res)
+        if not outs:
+            return None
+        return outs[0] if len(outs) == 1 and s.callee is not None else self.merge(outs, "indirect")
+
+    def call_named(self, frame: Frame, s: Call, st: State, name: str, args: list[SVal]) -> State | None:
+        sem = self.sem
+        proc = sem.program.procedures.get(name)
+        if proc is None:
+            st, ret = sem.library_call(st, name, args, s)
+        else:
+            res = self.call_procedure(st, proc, sem.procedure_args(st, proc, args, s), s.loc)
+            if res is None:
+                return None
+            st, ret = res
+        if st is None or is_false(st.guard):
+            return None
+        sem.call_result(frame, s, st, name, ret)
+        return st
+
+    # ------------------------------------------------------------- merging
+
+    def merge(self, states: list[State], label: str, weight: int = 0) -> State:
+        if len(states) == 1:
+            st = states[0]
+            g = self.define_guard(st.guard, weight)
+            return st if g is st.guard else st.copy(g)
+        guards = [s.guard for s in states]
+        guard = z3.Or(*guards)
+        out = State(self.define_guard(guard, weight))
+        keys = set().union(*(s.regs.keys() for s in states))
+        for k in keys:
+            vals = [(s.guard, s.regs[k]) for s in states if k in s.regs]
+            out.regs[k] = self.merge_values(vals, k)
+        oids = set().union(*(s.mem.keys() for s in states))
+        for oid in oids:
+            vals = [(s.guard, s.mem[oid]) for s in states if oid in s.mem]
+            out.mem[oid] = self.merge_terms(vals, f"mem{oid}")
+            pts = frozenset()
+            for s in states:
+                if oid in s.spts:
+                    pts = pts_union(pts, s.spts[oid])
+            out.spts[oid] = pts
+        aoids = set().union(*(s.alive.keys() for s in states))
+        for oid in aoids:
+            vals = [(s.guard, s.alive.get(oid, z3.BoolVal(False))) for s in states]
+            out.alive[oid] = self.merge_terms(vals, None)
+        return out
+
+    def define_guard(self, g: z3.BoolRef, weight: int) -> z3.BoolRef:
+        """One named guard per block instance, weighted by its statements."""
+        if z3.is_true(g):
+            return g
+        if z3.is_const(g):
+            if weight:
+                self.eq.guards.append((g, weight))
+            return g
+        sym = z3.Bool(f"guard#{next(self.sem.names)}")
+        self.sem.constrain(sym == g)
+        self.eq.guards.append((sym, weight))
+        return sym
+
+    def merge_terms(self, vals: list[tuple[z3.BoolRef, z3.ExprRef]], name: str | None) -> z3.ExprRef:
+        first = vals[0][1]
+        if all(v.eq(first) for _, v in vals[1:]):
+            return first
+        term = vals[-1][1]
+        for g, v in reversed(vals[:-1]):
+            term = z3.If(g, v, term)
+        if name is None:
+            return term
+        sym = z3.Const(f"{name}#phi{next(self.sem.names)}", term.sort())
+        self.sem.constrain(sym == term)
+        return sym
+
+    def merge_values(self, vals: list[tuple[z3.BoolRef, SVal]], name: str) -> SVal:
+        pts = frozenset()
+        for _, v in vals:
+            pts = pts_union(pts, v.pts)
+        return SVal(self.merge_terms([(g, v.term) for g, v in vals], name), pts)
+
+
+def _weight(blk) -> int:
+    return sum(1 for s in blk.stmts if (isinstance(s, Assign) and not s.hidden) or isinstance(s, Nondet))
