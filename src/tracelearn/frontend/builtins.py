@@ -18,16 +18,6 @@ EVENTS = {"__tl_event", "Learn"}
 EXITS = {"exit", "_exit", "abort", "__assert_fail"}
 HEAP = {"malloc", "calloc", "free", "alloca", "__builtin_alloca"}
 
-# Library functions the engines model natively (no C body): I/O and math.
-NATIVE_LIBRARY = {
-    "printf", "fprintf", "sprintf", "snprintf", "puts", "fputs", "putchar", "fputc", "putc",
-    "fflush", "perror", "scanf", "fscanf", "sscanf", "getchar", "getc", "fgetc", "fgets",
-    "read", "write", "fopen", "fclose", "rand", "srand", "realloc",
-    "sqrt", "sqrtf", "fabs", "fabsf", "floor", "ceil", "fmod", "trunc", "round",
-    "pow", "exp", "log", "sin", "cos",
-}
-
-
 def nondet_type(name: str, std: StdTypes) -> CType | None:
     """Return type of a nondet built-in, from its name's suffix."""
     for prefix in ("__VERIFIER_nondet_", "nondet_", "__CPROVER_nondet_"):

@@ -899,8 +899,8 @@ class ExprLowering:
             self.func_types.setdefault(name, known)
             return b
         ft = FunctionType(self.std.int, (), False, False)
-        if name not in B.NATIVE_LIBRARY:
-            self.warn(f"{self.where(node)}: implicit declaration of function '{name}'")
+        self.warn(f"{self.where(node)}: implicit declaration of function '{name}'")
+        self.implicit.add(name)
         b = FuncBinding(name, ft, implicit=True)
         self.scopes.bind(name, b, file_scope=True)
         self.func_types.setdefault(name, ft)

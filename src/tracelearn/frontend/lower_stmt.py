@@ -6,7 +6,7 @@ from pycparser import c_ast
 
 from ..errors import TracelearnError, UnsupportedError
 from ..ir.expr import Binary, Const
-from ..ir.program import Branch, Goto, Nondet, Return, SourceLoc
+from ..ir.program import Branch, Goto, Nondet, Return, SourceLoc, is_library_file
 from ..ir.types import ArrayType, FunctionType, IntType, PointerType, StructType, VoidType, is_arith
 from .context import SwitchContext
 from .conversions import convert, fold, promote, to_truth
@@ -301,6 +301,8 @@ class StmtLowering:
         if old is not None and old.prototyped and not ft.prototyped:
             ft = old  # keep the prototype: `int f();` after `int f(int)`
         self.func_types[name] = ft
+        if is_library_file(self.loc(node).file):
+            self.library_decls.add(name)
         b = FuncBinding(name, ft)
         self.scopes.bind(name, b, file_scope=True)
         if not file_scope:

@@ -24,6 +24,7 @@ from ..ir.values import round_f32
 from .inputs import InputRecord, InputSource
 from .layout import HEAP_BASE, STACK_BASE, Bump, layout_globals
 from .libspec import ARGV_STRING, MAX_ARGC, Infeasible
+from .library import LIBRARY
 from .native import NativeLibrary
 from .memory import FREE_NOT_HEAP, FREE_TWICE, LEAK_MESSAGE, Memory, library_property, MemObject, MemoryFault, decode, encode
 
@@ -172,7 +173,7 @@ class Interpreter:
         self.heap: dict[int, MemObject] = {}
         self.cur_proc = ""
         self.user_site: SourceLoc | None = None  # the user's call into the running library model
-        self.native = NativeLibrary(self)
+        self.native = NativeLibrary(self, LIBRARY)
 
     # ------------------------------------------------------------------ run
 

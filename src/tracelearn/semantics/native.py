@@ -18,33 +18,18 @@ from .memory import MemObject, MemoryFault
 from .printf import FormatError, format_printf
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from .interpreter import Interpreter
+    from .library import LibraryModel
 
 STDIN, STDOUT, STDERR = 1, 2, 3
 
 
 class NativeLibrary:
-    def __init__(self, interp: "Interpreter") -> None:
+    def __init__(self, interp: "Interpreter", models: "Mapping[str, LibraryModel]") -> None:
         self.it = interp
-        self.table: dict[str, Callable[[list, Call], object]] = {
-            "printf": self.printf, "fprintf": self.fprintf, "sprintf": self.sprintf,
-            "snprintf": self.snprintf, "puts": self.puts, "fputs": self.fputs,
-            "putchar": self.putchar, "fputc": self.fputc, "putc": self.fputc,
-            "fflush": lambda a, c: 0, "perror": self.perror,
-            "scanf": self.scanf, "fscanf": self.fscanf, "sscanf": self.sscanf,
-            "getchar": lambda a, c: self.getc(STDIN, c), "getc": lambda a, c: self.getc(a[0], c),
-            "fgetc": lambda a, c: self.getc(a[0], c), "fgets": self.fgets,
-            "read": self.read, "write": self.write,
-            "fopen": lambda a, c: 0, "fclose": lambda a, c: 0,
-            "rand": lambda a, c: self.nondet_range(IntType(32, True), 0, 2147483647, "rand()", c.loc),
-            "srand": lambda a, c: None, "realloc": self.realloc,
-            "sqrt": self.m(math.sqrt), "fabs": self.m(math.fabs), "floor": self.m(math.floor),
-            "ceil": self.m(math.ceil), "trunc": self.m(math.trunc), "fmod": self.fmod,
-            "round": self.m(lambda x: math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)),
-            "pow": self.pow, "exp": self.m(math.exp), "log": self.m(math.log),
-            "sin": self.m(math.sin), "cos": self.m(math.cos),
-            "sqrtf": self.mf(math.sqrt), "fabsf": self.mf(math.fabs),
-        }
+        self.models = models
         self.stdin_buf = b""
 
     def reset(self) -> None:
@@ -53,10 +38,10 @@ class NativeLibrary:
     # ------------------------------------------------------------- dispatch
 
     def call(self, name: str, args: list, call: Call):
-        f = self.table.get(name)
-        if f is not None:
+        model = self.models.get(name)
+        if model is not None:
             try:
-                return f(args, call)
+                return model.concrete(self, args, call)
             except FormatError as e:
                 self.it.fault(MemoryFault(f"{name}: {e}"), call.loc)
             except MemoryFault as e:
@@ -106,6 +91,21 @@ class NativeLibrary:
         if n > 0:
             self.it.mem.write_bytes(a[0], data[: n - 1] + b"\0")
         return len(data)
+
+    def zero(self, a: list, c: Call):
+        return 0
+
+    def nothing(self, a: list, c: Call):
+        return None
+
+    def getchar(self, a: list, c: Call):
+        return self.getc(STDIN, c)
+
+    def fgetc(self, a: list, c: Call):
+        return self.getc(a[0], c)
+
+    def rand(self, a: list, c: Call):
+        return self.nondet_range(IntType(32, True), 0, 2147483647, "rand()", c.loc)
 
     def puts(self, a: list, c: Call):
         return self.emit(STDOUT, self.it.mem.read_cstring(a[0]) + b"\n")
@@ -287,7 +287,7 @@ class NativeLibrary:
 
     @staticmethod
     def m(f: Callable[[float], float]):
-        def call(a: list, c: Call) -> float:
+        def call(lib: "NativeLibrary", a: list, c: Call) -> float:
             try:
                 return float(f(a[0]))
             except (ValueError, OverflowError):
@@ -298,22 +298,20 @@ class NativeLibrary:
     def mf(f: Callable[[float], float]):
         from ..ir.values import round_f32
 
-        def call(a: list, c: Call) -> float:
+        def call(lib: "NativeLibrary", a: list, c: Call) -> float:
             try:
                 return round_f32(float(f(a[0])))
             except (ValueError, OverflowError):
                 return math.nan
         return call
 
-    @staticmethod
-    def fmod(a: list, c: Call) -> float:
+    def fmod(self, a: list, c: Call) -> float:
         try:
             return math.fmod(a[0], a[1])
         except ValueError:
             return math.nan
 
-    @staticmethod
-    def pow(a: list, c: Call) -> float:
+    def pow(self, a: list, c: Call) -> float:
         try:
             return math.pow(a[0], a[1])
         except (ValueError, OverflowError):

@@ -31,6 +31,7 @@ from .equation import Equation, Step
 from .layout import HEAP_BASE, INVALID_BASE, INVALID_SIZE, STACK_BASE, Bump, layout_globals
 from .libspec import ARGV_STRING, MAX_ARGC
 from .memory import FREE_NOT_HEAP, FREE_TWICE, LEAK_MESSAGE, library_property
+from .library import LIBRARY
 from .symlib import SymLibrary
 from .symstate import SVal, State, SymObject, pts_union
 
@@ -47,6 +48,10 @@ class Target(Protocol):
     def constrain(self, c: z3.BoolRef) -> None: ...
 
     def record(self, s: Step) -> int: ...
+
+    def unsupported(self, why: str) -> None: ...
+
+    def approximation(self, why: str) -> None: ...
 
 
 @dataclass
@@ -100,7 +105,7 @@ class SymbolicSemantics:
         self.addr_funcs = {a: n for n, a in self.func_addr.items()}
         self.cur_loc = SourceLoc("", 0, 0)
         self.deadline: float | None = None
-        self.lib = SymLibrary(self)
+        self.lib = SymLibrary(self, LIBRARY)
         self._addr_funcs: list[str] | None = None
 
     # ------------------------------------------------------------- naming
@@ -131,11 +136,11 @@ class SymbolicSemantics:
 
     def unsupported(self, why: str) -> None:
         """A path the semantics cannot follow (it is cut): no "true" verdict."""
-        self.target.eq.unsupported.append(why)
+        self.target.unsupported(why)
 
     def approximation(self, why: str) -> None:
         """An over-approximation: a "false" verdict needs a replay."""
-        self.target.eq.approximations.append(why)
+        self.target.approximation(why)
 
     @property
     def fn(self) -> str:

@@ -9,6 +9,7 @@ and are listed as approximations.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import z3
@@ -21,15 +22,17 @@ from .libspec import SCAN_STRING, scan_conversions, scan_type
 from .symstate import SVal, State
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from .library import LibraryModel
     from .symbolic import SymbolicSemantics
 
-OUTPUT = {"printf": 1, "fprintf": 2, "puts": 1, "fputs": 2, "putchar": 1, "fputc": 2, "putc": 2,
-          "sprintf": 2, "snprintf": 3, "perror": 1, "write": 3}
 
 
 class SymLibrary:
-    def __init__(self, sx: "SymbolicSemantics") -> None:
+    def __init__(self, sx: "SymbolicSemantics", models: "Mapping[str, LibraryModel]") -> None:
         self.sx = sx
+        self.models = models
 
     def int32(self) -> IntType:
         return IntType(32, True)
@@ -42,46 +45,60 @@ class SymLibrary:
         return ft.ret if ft is not None else self.int32()
 
     def call(self, st: State, name: str, args: list[SVal], call: Call) -> tuple[State | None, SVal | None]:
-        sx = self.sx
-        loc = call.loc
-        rt = self.ret_type(name)
-        if name in OUTPUT:
-            fmt_i = {"printf": 0, "fprintf": 1, "sprintf": 1, "snprintf": 2}.get(name)
-            fmt = self.constant_string(st, args[fmt_i]) if fmt_i is not None and fmt_i < len(args) else None
-            rest = args[fmt_i + 1:] if fmt_i is not None else args
-            sx.step(Step("output", st.guard, loc, sx.fn, lhs=name, message=(fmt or b"").decode("latin-1"),
-                         args=[a.term for a in rest]))
-            if name in ("sprintf", "snprintf"):
-                sx.unsupported(f"{loc}: {name} output buffer is not modelled")
-                st.guard = z3.BoolVal(False)
-                return None, None
-            if name == "write" and len(args) == 3:
-                return st, args[2]
-            return st, self.unconstrained(name, rt) if not isinstance(rt, VoidType) else None
-        if name in ("fflush", "fclose", "srand"):
-            return st, SVal(S.const(rt, 0)) if not isinstance(rt, VoidType) else None
-        if name == "fopen":
-            return st, SVal(S.const(rt, 0))
-        if name in ("getchar", "getc", "fgetc"):
-            return st, self.ranged_input(st, self.int32(), -1, 255, f"{name}()", call)
-        if name == "rand":
-            return st, self.ranged_input(st, self.int32(), 0, 2147483647, "rand()", call)
-        if name in ("scanf", "fscanf", "sscanf"):
-            return self.scan(st, name, args, call)
-        if name == "fgets":
-            return self.fgets(st, args, call)
-        if name == "read":
-            return self.read(st, args, call)
-        if name in MATH:
-            return st, MATH[name](self, args, rt, name, call)
-        if name == "realloc":
-            sx.unsupported(f"{loc}: realloc is not supported by the model checker")
-            st.guard = z3.BoolVal(False)
-            return None, None
+        model = self.models.get(name)
+        if model is not None:
+            if call.callee != name:  # reached through a function pointer: the model's name
+                call = replace(call, callee=name)
+            return model.symbolic(self, st, args, call)
         # No body, no model: an input (the interpreter draws one too).
+        rt = self.ret_type(name)
         if isinstance(rt, VoidType):
             return st, None
-        return st, sx.input(st, rt, f"result of {name}()", loc, f"{name}()")
+        return st, self.sx.input(st, rt, f"result of {name}()", call.loc, f"{name}()")
+
+    def cut(self, st: State, why: str) -> tuple[None, None]:
+        """A call the model checker cannot follow: the path ends, no "true" verdict."""
+        self.sx.unsupported(why)
+        st.guard = z3.BoolVal(False)
+        return None, None
+
+    # --------------------------------------------------------------- output
+
+    @staticmethod
+    def output(name: str):
+        """printf and friends: an ``output`` step with the printed values; the result
+        is unconstrained (a count), except write's, which is its byte count."""
+        fmt_i = {"printf": 0, "fprintf": 1, "sprintf": 1, "snprintf": 2}.get(name)
+
+        def model(lib: "SymLibrary", st: State, args: list[SVal], call: Call):
+            sx = lib.sx
+            fmt = lib.constant_string(st, args[fmt_i]) if fmt_i is not None and fmt_i < len(args) else None
+            rest = args[fmt_i + 1:] if fmt_i is not None else args
+            sx.step(Step("output", st.guard, call.loc, sx.fn, lhs=name, message=(fmt or b"").decode("latin-1"),
+                         args=[a.term for a in rest]))
+            if name in ("sprintf", "snprintf"):
+                return lib.cut(st, f"{call.loc}: {name} output buffer is not modelled")
+            if name == "write" and len(args) == 3:
+                return st, args[2]
+            rt = lib.ret_type(name)
+            return st, lib.unconstrained(name, rt) if not isinstance(rt, VoidType) else None
+        return model
+
+    def zero(self, st: State, args: list[SVal], call: Call):
+        rt = self.ret_type(call.callee or "")
+        return st, SVal(S.const(rt, 0)) if not isinstance(rt, VoidType) else None
+
+    def nothing(self, st: State, args: list[SVal], call: Call):
+        return st, None
+
+    def getchar(self, st: State, args: list[SVal], call: Call):
+        return st, self.ranged_input(st, self.int32(), -1, 255, f"{call.callee}()", call)
+
+    def rand(self, st: State, args: list[SVal], call: Call):
+        return st, self.ranged_input(st, self.int32(), 0, 2147483647, "rand()", call)
+
+    def realloc(self, st: State, args: list[SVal], call: Call):
+        return self.cut(st, f"{call.loc}: realloc is not supported by the model checker")
 
     # ---------------------------------------------------------------- input
 
@@ -103,14 +120,13 @@ class SymLibrary:
                     return data.split(b"\0", 1)[0]
         return None
 
-    def scan(self, st: State, name: str, args: list[SVal], call: Call):
+    def scan(self, st: State, args: list[SVal], call: Call):
         sx = self.sx
+        name = call.callee or "scanf"
         fmt_i = 0 if name == "scanf" else 1
         fmt = self.constant_string(st, args[fmt_i])
         if fmt is None:
-            sx.unsupported(f"{call.loc}: {name} with a non-constant format")
-            st.guard = z3.BoolVal(False)
-            return None, None
+            return self.cut(st, f"{call.loc}: {name} with a non-constant format")
         if name == "sscanf":
             sx.approximation(f"{call.loc}: sscanf parses nondeterministically here")
         ptrs = args[fmt_i + 1:]
@@ -132,9 +148,7 @@ class SymLibrary:
         sx = self.sx
         size = z3.simplify(args[1].term)
         if not z3.is_bv_value(size):
-            sx.unsupported(f"{call.loc}: fgets with a non-constant size")
-            st.guard = z3.BoolVal(False)
-            return None, None
+            return self.cut(st, f"{call.loc}: fgets with a non-constant size")
         n = size.as_long()
         if n >= 2:
             data = sx.input(st, ArrayType(IntType(8, False), n - 1), "fgets()", call.loc, "fgets()")
@@ -147,9 +161,7 @@ class SymLibrary:
         sx = self.sx
         n_term = z3.simplify(args[2].term)
         if not z3.is_bv_value(n_term):
-            sx.unsupported(f"{call.loc}: read with a non-constant size")
-            st.guard = z3.BoolVal(False)
-            return None, None
+            return self.cut(st, f"{call.loc}: read with a non-constant size")
         n = n_term.as_long()
         count_t = IntType(sx.pw, True)
         count = self.ranged_input(st, count_t, 0, n, "read() count", call)
@@ -165,27 +177,25 @@ class SymLibrary:
                         if self.ret_type("read").size * 8 != sx.pw else count.term)
 
 
-def _round(mode):
-    def f(lib: SymLibrary, args: list[SVal], rt: CType, name: str, call: Call) -> SVal:
-        return SVal(z3.fpRoundToIntegral(mode, args[0].term))
-    return f
+def math_model(f):
+    """A math function over the argument's term (the result type is the call's)."""
+    def model(lib: SymLibrary, st: State, args: list[SVal], call: Call):
+        return st, f(lib, args, lib.ret_type(call.callee or ""), call)
+    return model
 
 
-def _sqrt(lib: SymLibrary, args: list[SVal], rt: CType, name: str, call: Call) -> SVal:
-    return SVal(z3.fpSqrt(S.RNE, args[0].term))
+def rounding(mode):
+    return math_model(lambda lib, args, rt, call: SVal(z3.fpRoundToIntegral(mode, args[0].term)))
 
 
-def _fabs(lib: SymLibrary, args: list[SVal], rt: CType, name: str, call: Call) -> SVal:
-    return SVal(z3.fpAbs(args[0].term))
+sqrt = math_model(lambda lib, args, rt, call: SVal(z3.fpSqrt(S.RNE, args[0].term)))
+fabs = math_model(lambda lib, args, rt, call: SVal(z3.fpAbs(args[0].term)))
 
 
-def _approx(lib: SymLibrary, args: list[SVal], rt: CType, name: str, call: Call) -> SVal:
+def _approx(lib: SymLibrary, args: list[SVal], rt: CType, call: Call) -> SVal:
+    name = call.callee or ""
     lib.sx.approximation(f"{call.loc}: {name}() is not modelled exactly (result unconstrained)")
     return lib.unconstrained(name, rt)
 
 
-MATH = {
-    "sqrt": _sqrt, "sqrtf": _sqrt, "fabs": _fabs, "fabsf": _fabs,
-    "floor": _round(z3.RTN()), "ceil": _round(z3.RTP()), "trunc": _round(z3.RTZ()), "round": _round(z3.RNA()),
-    "fmod": _approx, "pow": _approx, "exp": _approx, "log": _approx, "sin": _approx, "cos": _approx,
-}
+approximate = math_model(_approx)

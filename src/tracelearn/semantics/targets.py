@@ -17,7 +17,7 @@ read either the same way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import z3
 
@@ -38,54 +38,100 @@ class EquationTarget:
         self.eq.steps.append(s)
         return len(self.eq.steps)
 
+    def unsupported(self, why: str) -> None:
+        self.eq.unsupported.append(why)
 
-@dataclass
-class _Mark:
-    constraints: int
-    steps: int
-    guards: int
-    unsupported: int
-    approximations: int
+    def approximation(self, why: str) -> None:
+        self.eq.approximations.append(why)
+
+
+@dataclass(eq=False)
+class PathNode:
+    """One solver frame of a path: what was derived between two choices. Nodes form a
+    tree (each knows its parent), so any point of any path explored can be gone back
+    to: pop to the common ancestor, replay the nodes below it."""
+
+    parent: "PathNode | None"
+    depth: int
+    constraints: list[z3.BoolRef] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)
+    approximations: list[str] = field(default_factory=list)
 
 
 class PathTarget:
-    """One path's condition in an incremental solver, with frames for its prefixes."""
+    """One path's condition in an incremental solver, with a frame per choice."""
 
     def __init__(self, deadline: float | None = None) -> None:
         self.eq = Equation()
         self.solver = z3.Solver()
         self.deadline = deadline
-        self.marks: list[_Mark] = []
+        self.nodes: list[PathNode] = [PathNode(None, 0)]  # the current path, root first
         self.calls = 0  # solver calls made through ``check``
 
     def constrain(self, c: z3.BoolRef) -> None:
+        self.nodes[-1].constraints.append(c)
         self.eq.constraints.append(c)
         self.solver.add(c)
 
     def record(self, s: Step) -> int:
+        self.nodes[-1].steps.append(s)
         self.eq.steps.append(s)
         return len(self.eq.steps)
 
+    def unsupported(self, why: str) -> None:
+        self.nodes[-1].unsupported.append(why)
+        self.eq.unsupported.append(why)
+
+    def approximation(self, why: str) -> None:
+        self.nodes[-1].approximations.append(why)
+        self.eq.approximations.append(why)
+
     @property
-    def depth(self) -> int:
-        return len(self.marks)
+    def node(self) -> PathNode:
+        return self.nodes[-1]
 
-    def push(self) -> None:
-        eq = self.eq
-        self.marks.append(_Mark(len(eq.constraints), len(eq.steps), len(eq.guards),
-                                len(eq.unsupported), len(eq.approximations)))
+    def on_path(self, node: PathNode) -> bool:
+        return node.depth < len(self.nodes) and self.nodes[node.depth] is node
+
+    def push(self) -> PathNode:
+        node = PathNode(self.nodes[-1], len(self.nodes))
+        self.nodes.append(node)
         self.solver.push()
+        return node
 
-    def pop(self, to_depth: int) -> None:
-        """Back to the state of ``to_depth`` pushes: what came after is forgotten."""
-        if to_depth >= len(self.marks):
-            return
-        m = self.marks[to_depth]
-        eq = self.eq
-        del eq.constraints[m.constraints:], eq.steps[m.steps:], eq.guards[m.guards:]
-        del eq.unsupported[m.unsupported:], eq.approximations[m.approximations:]
-        self.solver.pop(len(self.marks) - to_depth)
-        del self.marks[to_depth:]
+    def goto(self, node: PathNode) -> None:
+        """Make ``node`` the current frame: pop to the deepest common ancestor, then
+        replay the frames from there down to ``node``."""
+        down: list[PathNode] = []
+        n: PathNode | None = node
+        while n is not None and not self.on_path(n):
+            down.append(n)
+            n = n.parent
+        if n is None:
+            raise ValueError("a path node of another target")
+        self._pop_to(n.depth)
+        for m in reversed(down):
+            self.nodes.append(m)
+            self.solver.push()
+            for c in m.constraints:
+                self.solver.add(c)
+            self.eq.constraints.extend(m.constraints)
+            self.eq.steps.extend(m.steps)
+            self.eq.unsupported.extend(m.unsupported)
+            self.eq.approximations.extend(m.approximations)
+
+    def _pop_to(self, depth: int) -> None:
+        """Drop the frames deeper than ``depth`` (the current node's derivations after
+        it are kept in it: a node is complete when the path leaves it)."""
+        while len(self.nodes) > depth + 1:
+            m = self.nodes.pop()
+            self.solver.pop()
+            eq = self.eq
+            del eq.constraints[len(eq.constraints) - len(m.constraints):]
+            del eq.steps[len(eq.steps) - len(m.steps):]
+            del eq.unsupported[len(eq.unsupported) - len(m.unsupported):]
+            del eq.approximations[len(eq.approximations) - len(m.approximations):]
 
     def check(self, assumptions: list[z3.BoolRef] | None = None) -> z3.CheckSatResult:
         self.calls += 1

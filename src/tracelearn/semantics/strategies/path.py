@@ -1,0 +1,395 @@
+"""Single-path exploration: one path at a time, with solver frames over prefixes.
+
+The strategy concolic testing, decision-vector membership (Pac-Man) and big-step
+symbolic execution between input reads (Sigma*) share. A path is a sequence of
+*choices*: the direction of each branch of the program's own code (a *decision*)
+and, where a call through a pointer may reach several functions, the callee. A
+``PathPoint`` is a resumable place on a path (state, call stack, solver depth);
+every choice pushes a frame of the ``PathTarget`` solver, so paths that share a
+prefix share its constraints, and going back to a prefix is a ``pop``.
+
+- ``follow(word)`` decides whether a feasible path makes exactly the decisions of
+  ``word`` (and ends right after the last: prefix-closed, Pac-Man Sec. 6). Words
+  asked one after another reuse the longest common prefix of the last path (a trie
+  walked with push/pop); infeasible prefixes are remembered.
+- ``explore(point, stop)`` enumerates, depth first, every feasible path from
+  ``point`` until ``stop`` says so (e.g. before the next input read), the program
+  ends, or a bound is reached: Sigma*'s big steps from a given state.
+
+Procedures of our C library models run merged (``MergedUnwinding``) inside a path:
+their branches are not decisions of the user's program.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterator
+
+import z3
+
+from ...ir.program import Branch, Call, Exit, Goto, Procedure, Return, SourceLoc, is_library_file
+from ..symbolic import Frame, SymbolicSemantics, is_false
+from ..symstate import SVal, State
+from ..targets import PathNode, PathTarget
+from .unwind import MergedUnwinding, UnwindOptions
+
+
+@dataclass
+class Cursor:
+    """Where a procedure activation stands: the next statement of a block (index
+    ``len(stmts)`` is the block's terminator)."""
+
+    frame: Frame
+    block: int = 0
+    index: int = 0
+    call: Call | None = None  # the caller's call statement this activation returns to
+    call_loc: SourceLoc | None = None
+
+
+@dataclass
+class PathPoint:
+    """A resumable place on a path."""
+
+    state: State
+    stack: list[Cursor]
+    node: PathNode  # the solver frame this point's path condition ends in
+    decisions: tuple[bool, ...] = ()
+    decision_ids: tuple[str, ...] = ()
+    statements: int = 0  # statements executed so far
+    allocs: tuple[int, int] = (0, 0)  # the stack and heap bump pointers
+    user_site: SourceLoc | None = None
+    stopped: bool = False  # ``stop`` held at its statement: going on runs that statement first
+
+    def at(self) -> SourceLoc | None:
+        if not self.stack:
+            return None
+        c = self.stack[-1]
+        blk = c.frame.proc.blocks[c.block]
+        return blk.stmts[c.index].loc if c.index < len(blk.stmts) else blk.term.loc
+
+
+@dataclass
+class PathEnd:
+    """How a path ended. ``status``: ``exit`` (the program ended), ``word`` (the
+    decisions asked for were made), ``stopped`` (``stop`` held before a statement:
+    ``point`` is there), ``infeasible``, ``limit`` (a decision or statement bound),
+    ``unknown`` (the solver could not decide) or ``cut`` (a library model's unwinding
+    bound or an unsupported construct cut the path)."""
+
+    status: str
+    decisions: tuple[bool, ...]
+    decision_ids: tuple[str, ...] = ()
+    point: PathPoint | None = None
+    reason: str = ""
+
+
+@dataclass
+class PathOptions:
+    max_decisions: int = 10_000  # decisions on one path before it ends as ``limit``
+    max_statements: int = 1_000_000  # statements on one path before ``limit``
+    eager: bool = True  # ask the solver at every choice (prunes early; else at the end only)
+    library_bound: int = 32  # unwinding of our C library models inside a path
+
+
+@dataclass
+class _Choice:
+    kind: str  # "decision" | "callee"
+    options: list[tuple[object, z3.BoolRef]]  # (label, condition)
+    decision_id: str = ""
+    args: list[SVal] = field(default_factory=list)  # callee: the call's arguments
+
+
+Stop = Callable[[object], bool]
+
+
+class PathExplorer:
+    """Paths of one program over one ``PathTarget`` solver."""
+
+    def __init__(self, sem: SymbolicSemantics, options: PathOptions | None = None) -> None:
+        if not isinstance(sem.target, PathTarget):
+            raise TypeError("a path strategy needs a PathTarget")
+        self.sem = sem
+        self.target: PathTarget = sem.target
+        self.opt = options or PathOptions()
+        self.library = MergedUnwinding(sem, UnwindOptions(bound=self.opt.library_bound))
+        self.trail: list[PathPoint] = []  # the points of the path the solver is on, by depth
+        self.infeasible: set[tuple[bool, ...]] = set()
+        self.root: PathPoint | None = None
+
+    # ---------------------------------------------------------------- start
+
+    def start(self, entry: str | None = None) -> PathPoint:
+        """The point before the first statement of ``entry`` (default: the program's
+        entry), globals initialised, parameters nondeterministic inputs."""
+        sem = self.sem
+        program = sem.program
+        st = State(z3.BoolVal(True))
+        sem.init_globals(st)
+        res = self.library.call_procedure(st, program.procedures[program.init], [], SourceLoc("", 0, 0))
+        if res is None:
+            raise ValueError("the program's initialiser does not terminate")
+        st = res[0]
+        proc = program.procedures[entry or program.entry]
+        args = sem.entry_args(st, proc)
+        sem.frames = []
+        frame, st = sem.enter(st, proc, args, proc.loc, entry=True)
+        st = self._commit(st)
+        point = self._point(st, [Cursor(frame, call_loc=proc.loc)], (), ())
+        self.root = point
+        self.trail = [point]
+        return point
+
+    # ---------------------------------------------------------------- queries
+
+    def follow(self, word: tuple[bool, ...] | list[bool]) -> PathEnd:
+        """Is there a feasible path whose decisions begin with exactly ``word``? The
+        answer ends right after the last decision (``word``), or earlier: ``exit``
+        (the program ended first: ``word`` is no decision sequence of it),
+        ``infeasible``, ``limit``, ``unknown``."""
+        word = tuple(bool(b) for b in word)
+        for k in range(len(word) + 1):
+            if word[:k] in self.infeasible:
+                return PathEnd("infeasible", word[:k])
+        if self.root is None:
+            self.start()
+        # Resume from the deepest point of the current trail on the word's prefix.
+        base = self.root
+        for p in self.trail:
+            if not self.target.on_path(p.node):
+                break
+            if len(p.decisions) <= len(word) and word[:len(p.decisions)] == p.decisions:
+                base = p
+            else:
+                break
+        want = word
+
+        def choose(choice: _Choice, point: PathPoint) -> list[int]:
+            if choice.kind == "decision":
+                k = len(point.decisions)
+                return [0 if want[k] else 1] if k < len(want) else []
+            return list(range(len(choice.options)))
+
+        for end in self._search(base, choose, stop=None, until=len(word)):
+            if end.status == "exit" and len(end.decisions) == len(word):
+                return replace(end, status="word")  # a whole run's decisions: a member too
+            if end.status != "infeasible":
+                return end
+        self.infeasible.add(word)
+        return PathEnd("infeasible", word)
+
+    def explore(self, point: PathPoint | None = None, stop: Stop | None = None,
+                max_decisions: int | None = None) -> Iterator[PathEnd]:
+        """Every feasible path from ``point`` (depth first, then-branch first) until
+        ``stop`` holds before a statement, the program ends, or ``max_decisions``
+        more decisions were made (``limit``)."""
+        if point is None:
+            point = self.root if self.root is not None else self.start()
+        until = len(point.decisions) + max_decisions if max_decisions is not None else None
+
+        def choose(choice: _Choice, p: PathPoint) -> list[int]:
+            return list(range(len(choice.options)))
+
+        yield from self._search(point, choose, stop, until, limit_is_end=True)
+
+    def condition(self, end: PathEnd) -> list[z3.BoolRef]:
+        """The path condition of ``end``'s point, as constraints (valid while the
+        solver is still on that path)."""
+        return list(self.target.solver.assertions())
+
+    def model(self) -> z3.ModelRef | None:
+        return self.target.solver.model() if self._sat() else None
+
+    # ---------------------------------------------------------------- search
+
+    def _search(self, point: PathPoint, choose, stop: Stop | None, until: int | None,
+                limit_is_end: bool = False) -> Iterator[PathEnd]:
+        """Depth first from ``point`` (an explicit stack: paths may make thousands of
+        decisions)."""
+        work: list[tuple] = [("run", point)]
+        while work:
+            item = work.pop()
+            if item[0] == "run":
+                p = item[1]
+                self._restore(p)
+                self.target.push()  # a point's own frame stays as it was: a resumed run gets a new one
+                outcome = self._run(p, stop, until)
+                if isinstance(outcome, PathEnd):
+                    if outcome.status == "word" and limit_is_end:
+                        outcome = replace(outcome, status="limit", reason="decision bound")
+                    yield outcome
+                    continue
+                choice, at = outcome
+                for i in reversed(choose(choice, at)):
+                    if not z3.is_false(choice.options[i][1]):  # a constant condition needs no solver
+                        work.append(("take", choice, at, i))
+                continue
+            _, choice, at, i = item
+            label, cond = choice.options[i]
+            self._restore(at)
+            self.target.push()
+            st = at.state.copy()
+            st.guard = z3.And(st.guard, cond) if not z3.is_true(cond) else st.guard
+            st = self._commit(st)
+            if choice.kind == "decision":
+                decisions = at.decisions + (label,)
+                ids = at.decision_ids + (choice.decision_id,)
+            else:
+                decisions, ids = at.decisions, at.decision_ids
+            nxt = self._advance_choice(at, choice, label, st, decisions, ids)
+            self.trail = [q for q in self.trail if self.target.on_path(q.node) and q.node.depth < nxt.node.depth]
+            self.trail.append(nxt)
+            last = choice.kind == "decision" and until is not None and len(decisions) >= until
+            if not z3.is_true(cond) and (self.opt.eager or choice.kind != "decision" or last):
+                r = self.target.check()
+                if r == z3.unsat:
+                    if choice.kind == "decision":
+                        self.infeasible.add(decisions)
+                    yield PathEnd("infeasible", decisions, ids)
+                    continue
+                if r == z3.unknown:
+                    yield PathEnd("unknown", decisions, ids, reason="solver returned unknown")
+                    continue
+            if last:  # a membership path ends right after its last decision
+                yield PathEnd("limit" if limit_is_end else "word", decisions, ids, nxt,
+                              reason="decision bound" if limit_is_end else "")
+                continue
+            work.append(("run", nxt))
+
+    def _advance_choice(self, at: PathPoint, choice: _Choice, label, st: State,
+                        decisions: tuple[bool, ...], ids: tuple[str, ...]) -> PathPoint:
+        stack = [replace(c) for c in at.stack]
+        cur = stack[-1]
+        if choice.kind == "decision":
+            t = cur.frame.proc.blocks[cur.block].term
+            assert isinstance(t, Branch)
+            cur.block, cur.index = (t.then if label else t.else_), 0
+            return self._point(st, stack, decisions, ids, at.statements)
+        # A callee chosen: the call statement runs with that function.
+        self._set_frames(stack)
+        blk = cur.frame.proc.blocks[cur.block]
+        s = blk.stmts[cur.index]
+        cur.index += 1
+        st, stack = self._call(stack, cur.frame, s, st, str(label), choice.args)
+        return self._point(st, stack, decisions, ids, at.statements + 1)
+
+    def _run(self, point: PathPoint, stop: Stop | None, until: int | None):
+        """Run ``point``'s path to its next choice; returns (choice, point at it) or
+        the ``PathEnd`` that came first."""
+        sem = self.sem
+        st = point.state.copy()
+        stack = [replace(c) for c in point.stack]
+        decisions, ids = point.decisions, point.decision_ids
+        count = point.statements
+        first = point.stopped
+        while stack:
+            cur = stack[-1]
+            self._set_frames(stack)
+            blk = cur.frame.proc.blocks[cur.block]
+            if cur.index < len(blk.stmts):
+                s = blk.stmts[cur.index]
+                if stop is not None and not first and stop(s):
+                    here = replace(self._point(st, stack, decisions, ids, count), stopped=True)
+                    return PathEnd("stopped", decisions, ids, here)
+                first = False
+                count += 1
+                if count - point.statements > self.opt.max_statements:
+                    return PathEnd("limit", decisions, ids, reason=f"{self.opt.max_statements} statements")
+                if isinstance(s, Call):
+                    args = sem.call_args(st, s)
+                    callees = sem.callees(st, s)
+                    if len(callees) > 1:
+                        return (_Choice("callee", [(n, c) for n, c in callees], args=args),
+                                self._point(st, stack, decisions, ids, count - 1))
+                    if not callees:
+                        return PathEnd("infeasible", decisions, ids, reason="call through an invalid pointer")
+                    name, cond = callees[0]
+                    if not z3.is_true(cond):
+                        st.guard = z3.And(st.guard, cond)
+                    cur.index += 1
+                    st, stack = self._call(stack, cur.frame, s, st, name, args)
+                else:
+                    cur.index += 1
+                    st = sem.exec_stmt(cur.frame, s, st)
+                if st is None or is_false(st.guard):
+                    return PathEnd("infeasible", decisions, ids)
+                continue
+            first = False
+            t = blk.term
+            sem.cur_loc = t.loc
+            if isinstance(t, Goto):
+                cur.block, cur.index = t.target, 0
+            elif isinstance(t, Branch):
+                if until is not None and len(decisions) >= until:
+                    return PathEnd("word", decisions, ids, self._point(st, stack, decisions, ids, count))
+                if len(decisions) >= self.opt.max_decisions:
+                    return PathEnd("limit", decisions, ids, reason=f"{self.opt.max_decisions} decisions")
+                c = sem.decision(cur.frame, st, t)
+                return (_Choice("decision", [(True, c), (False, z3.Not(c))], t.decision_id),
+                        self._point(st, stack, decisions, ids, count))
+            elif isinstance(t, Return):
+                ret = sem.return_value(st, t)
+                done = stack.pop()
+                sem.leave(done.frame)
+                sem.returned(done.frame, st, done.call_loc or t.loc)
+                if not stack:
+                    sem.end(st, done.frame.proc)
+                    return PathEnd("exit", decisions, ids, self._point(st, stack, decisions, ids, count))
+                caller = stack[-1]
+                self._set_frames(stack)
+                assert done.call is not None
+                sem.call_result(caller.frame, done.call, st, done.frame.proc.name, ret)
+            elif isinstance(t, Exit):
+                sem.exit(cur.frame, st, t)
+                return PathEnd("exit", decisions, ids, self._point(st, [], decisions, ids, count))
+        return PathEnd("exit", decisions, ids)
+
+    def _call(self, stack: list[Cursor], frame: Frame, s: Call, st: State, name: str,
+              args: list[SVal]) -> tuple[State | None, list[Cursor]]:
+        sem = self.sem
+        proc: Procedure | None = sem.program.procedures.get(name)
+        if proc is None:
+            st2, ret = sem.library_call(st, name, args, s)
+        elif is_library_file(proc.loc.file):
+            res = self.library.call_procedure(st, proc, sem.procedure_args(st, proc, args, s), s.loc)
+            if res is None:
+                return None, stack
+            st2, ret = res
+        else:
+            fitted = sem.procedure_args(st, proc, args, s)
+            callee, st2 = sem.enter(st, proc, fitted, s.loc)
+            return st2, stack + [Cursor(callee, call=s, call_loc=s.loc)]
+        if st2 is None:
+            return None, stack
+        sem.call_result(frame, s, st2, name, ret)
+        return st2, stack
+
+    # ---------------------------------------------------------------- points
+
+    def _commit(self, st: State) -> State:
+        """Move the state's guard into the solver (the path condition): later steps
+        carry only what came after the last choice."""
+        if not z3.is_true(st.guard):
+            self.target.constrain(st.guard)
+            st = st.copy(z3.BoolVal(True))
+        return st
+
+    def _point(self, st: State, stack: list[Cursor], decisions, ids, count: int = 0) -> PathPoint:
+        sem = self.sem
+        return PathPoint(st.copy(), [replace(c) for c in stack], self.target.node, decisions, ids, count,
+                         (sem.stack_alloc.cur, sem.heap_alloc.cur), sem.user_site)
+
+    def _restore(self, point: PathPoint) -> None:
+        """Put the solver and the semantics back where ``point`` was."""
+        self.target.goto(point.node)
+        self.sem.stack_alloc.cur, self.sem.heap_alloc.cur = point.allocs
+        self.sem.user_site = point.user_site
+        self._set_frames(point.stack)
+
+    def _set_frames(self, stack: list[Cursor]) -> None:
+        self.sem.frames = [c.frame for c in stack]
+
+    def _sat_result(self) -> z3.CheckSatResult:
+        return self.target.check()
+
+    def _sat(self) -> bool:
+        return self._sat_result() == z3.sat
