@@ -47,6 +47,14 @@ class MergedUnwinding:
         self.pruned_upto = 0
         self.prune_calls = 0
         self.prune_time = 0.0
+        self.feasible_guards: dict[int, z3.BoolRef] = {}  # guards a path was shown to reach
+        # The branch literals each guard is the conjunction of (guard id -> (guard, path)),
+        # and the guard of each path: where all the paths out of a branch meet again,
+        # the merged guard is the branch's own (CBMC's guard merging), not a disjunction
+        # the pruning solver would have to see through.
+        true = z3.BoolVal(True)
+        self.paths: dict[int, tuple[z3.BoolRef, tuple[z3.BoolRef, ...]]] = {true.get_id(): (true, ())}
+        self.path_guards: dict[tuple[int, ...], z3.BoolRef] = {(): true}
 
     @property
     def eq(self) -> Equation:
@@ -78,6 +86,9 @@ class MergedUnwinding:
             return True
         if z3.is_false(guard):
             return False
+        seen = self.feasible_guards.get(guard.get_id())
+        if seen is not None and seen.eq(guard):  # e.g. a loop's guard, iteration after iteration
+            return True
         s = self.prune_solver
         for c in self.eq.constraints[self.pruned_upto:]:
             s.add(c)
@@ -89,6 +100,8 @@ class MergedUnwinding:
         r = check_sat(s, [guard], cap if deadline is None else min(cap, deadline))
         self.prune_calls += 1
         self.prune_time += time.perf_counter() - t0
+        if r == z3.sat:
+            self.feasible_guards[guard.get_id()] = guard
         return r != z3.unsat
 
     # --------------------------------------------------------- procedures
@@ -152,9 +165,9 @@ class MergedUnwinding:
                 c = sem.decision(frame, after, t)
                 succ = []
                 if not z3.is_false(c):
-                    succ.append((t.then, after.copy(z3.And(after.guard, c) if not z3.is_true(c) else after.guard)))
+                    succ.append((t.then, after.copy(self.extend(after.guard, c) if not z3.is_true(c) else after.guard)))
                 if not z3.is_true(c):
-                    succ.append((t.else_, after.copy(z3.And(after.guard, z3.Not(c)) if not z3.is_false(c) else after.guard)))
+                    succ.append((t.else_, after.copy(self.extend(after.guard, z3.Not(c)) if not z3.is_false(c) else after.guard)))
                 succ.sort(key=lambda p: p[0] <= pos)  # forward targets first
                 for target, s2 in succ:
                     nxt = self.jump(frame, pos, target, s2, pending, counts, nxt)
@@ -255,14 +268,41 @@ class MergedUnwinding:
 
     # ------------------------------------------------------------- merging
 
+    def extend(self, guard: z3.BoolRef, literal: z3.BoolRef) -> z3.BoolRef:
+        """``guard`` and ``literal`` (a branch taken), remembering the path."""
+        g = z3.And(guard, literal)
+        known = self.paths.get(guard.get_id())
+        base = known[1] if known is not None and known[0].eq(guard) else (guard,)  # else: opaque
+        self.paths[g.get_id()] = (g, base + (literal,))
+        self.path_guards.setdefault(tuple(x.get_id() for x in base), guard)
+        return g
+
+    def joined(self, guards: list[z3.BoolRef]) -> tuple[z3.BoolRef, tuple] | None:
+        """The guard where paths with these guards branched apart, if together they
+        cover every way out of it (then their disjunction is that guard)."""
+        paths = []
+        for g in guards:
+            known = self.paths.get(g.get_id())
+            if known is None or not known[0].eq(g):
+                return None
+            paths.append(known[1])
+        n = min(len(p) for p in paths)
+        k = 0
+        while k < n and all(p[k].eq(paths[0][k]) for p in paths[1:]):
+            k += 1
+        if not _covers([p[k:] for p in paths]):
+            return None
+        g = self.path_guards.get(tuple(x.get_id() for x in paths[0][:k]))
+        return (g, paths[0][:k]) if g is not None else None
+
     def merge(self, states: list[State], label: str, weight: int = 0) -> State:
         if len(states) == 1:
             st = states[0]
             g = self.define_guard(st.guard, weight)
             return st if g is st.guard else st.copy(g)
         guards = [s.guard for s in states]
-        guard = z3.Or(*guards)
-        out = State(self.define_guard(guard, weight))
+        meet = self.joined(guards)
+        out = State(self.define_guard(meet[0] if meet is not None else z3.Or(*guards), weight))
         keys = set().union(*(s.regs.keys() for s in states))
         for k in keys:
             vals = [(s.guard, s.regs[k]) for s in states if k in s.regs]
@@ -293,6 +333,10 @@ class MergedUnwinding:
         sym = z3.Bool(f"guard#{next(self.sem.names)}")
         self.sem.constrain(sym == g)
         self.eq.guards.append((sym, weight))
+        known = self.paths.get(g.get_id())
+        if known is not None and known[0].eq(g):  # the same path, under a name
+            self.paths[sym.get_id()] = (sym, known[1])
+            self.path_guards[tuple(x.get_id() for x in known[1])] = sym
         return sym
 
     def merge_terms(self, vals: list[tuple[z3.BoolRef, z3.ExprRef]], name: str | None) -> z3.ExprRef:
@@ -313,6 +357,24 @@ class MergedUnwinding:
         for _, v in vals:
             pts = pts_union(pts, v.pts)
         return SVal(self.merge_terms([(g, v.term) for g, v in vals], name), pts)
+
+
+def _covers(rests: list[tuple[z3.BoolRef, ...]]) -> bool:
+    """Do these literal sequences (paths after a common prefix) cover every case?
+    True when one is empty, or they split on a literal and its negation and each side
+    covers again: a tree of branches whose every leaf is there."""
+    if any(not r for r in rests):
+        return True
+    first = rests[0][0]
+    pos = [r for r in rests if r[0].eq(first)]
+    neg = [r for r in rests if not r[0].eq(first)]
+    if not neg or not all(_negates(r[0], first) for r in neg):
+        return False
+    return _covers([r[1:] for r in pos]) and _covers([r[1:] for r in neg])
+
+
+def _negates(a: z3.BoolRef, b: z3.BoolRef) -> bool:
+    return (z3.is_not(a) and a.arg(0).eq(b)) or (z3.is_not(b) and b.arg(0).eq(a))
 
 
 def _weight(blk) -> int:
