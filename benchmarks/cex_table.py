@@ -20,7 +20,7 @@ from common import benchmarks_dir, table  # noqa: E402
 
 from tracelearn.analyses.counterexample import CexOptions, analyze  # noqa: E402
 from tracelearn.frontend.lower import load_program  # noqa: E402
-from tracelearn.semantics.bmc import CheckOptions, check  # noqa: E402
+from tracelearn.analyses.check import CheckOptions, check  # noqa: E402
 
 HERE = Path(__file__).parent
 EXAMPLES = HERE.parent / "src" / "tracelearn" / "examples"

@@ -155,7 +155,8 @@ def run_bmc(program, gcc_out: str, bound: int, max_bound: int, timeout: float) -
 
     from tracelearn.errors import TracelearnError
     from tracelearn.ir.types import IntType
-    from tracelearn.semantics.bmc import Encoding, model_value
+    from tracelearn.semantics.bmc import Encoding
+    from tracelearn.semantics.traces import model_value
     from tracelearn.semantics.symbolic import SymexLimit
 
     m = re.search(r"checksum = ([0-9A-F]+)", gcc_out)

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from common import benchmarks_dir, table  # noqa: E402
 
 from tracelearn.frontend.lower import load_program  # noqa: E402
-from tracelearn.semantics.bmc import CheckOptions, check  # noqa: E402
+from tracelearn.analyses.check import CheckOptions, check  # noqa: E402
 
 
 def main() -> int:

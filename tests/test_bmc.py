@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from conftest import EXAMPLES
 from tracelearn.frontend.lower import load_program
-from tracelearn.semantics.bmc import CheckOptions, Encoding, check, extract, replay
+from tracelearn.analyses.check import CheckOptions, check
+from tracelearn.semantics.bmc import Encoding
+from tracelearn.semantics.traces import extract, replay
 from tracelearn.semantics.interpreter import ALL_CHECKS
 
 HEADER = "int nondet_int(void); unsigned nondet_uint(void); float nondet_float(void);\n#include <assert.h>\n"
@@ -162,7 +164,7 @@ def test_incremental_queries_on_one_encoding(cfile):
     for c in checks:
         r, model = enc.solve(c.violation)
         assert r == "sat"
-        cex = extract(enc, model)
+        cex = extract(enc.eq, model)
         assert cex.prop_id == c.prop_id
         assert replay(enc.program, cex, ALL_CHECKS)["status"] == "confirmed"
         values.append(cex.input_values[0])

@@ -16,7 +16,7 @@ from tracelearn.frontend.lower import load_program
 from tracelearn.report.playback import write_playback
 from tracelearn.report.sarif import sarif_document
 from tracelearn.report.witness import witness_yaml
-from tracelearn.semantics.bmc import CheckOptions, check
+from tracelearn.analyses.check import CheckOptions, check
 
 SORT = str(EXAMPLES / "sort.c")
 ASSERTS = frozenset({"assertion"})

@@ -19,7 +19,7 @@ import pytest
 
 from tracelearn.frontend.lower import load_program
 from tracelearn.ir.program import Nondet, is_library_file
-from tracelearn.semantics.bmc import model_value
+from tracelearn.semantics.traces import model_value
 from tracelearn.semantics.inputs import InputSource
 from tracelearn.semantics.interpreter import Interpreter, InterpOptions
 from tracelearn.semantics.strategies.path import PathExplorer, PathOptions

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import z3
 
-from ..semantics.bmc import CheckResult, Counterexample
+from ..semantics.traces import Counterexample
+from .check import CheckResult
 from .causes import Explanation, explain
 from .minimize import MinimizeStats, minimize
 
@@ -36,7 +37,7 @@ class CexAnalysis:
         enc = result.encoding
         if enc is None or self.model is None:
             return []
-        from ..semantics.bmc import model_value
+        from ..semantics.traces import model_value
 
         out = []
         m = self.model

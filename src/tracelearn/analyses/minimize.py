@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import z3
 
 from ..ir.types import IntType
-from ..semantics.bmc import Counterexample, Encoding, extract, replay
+from ..semantics.bmc import Encoding
+from ..semantics.traces import Counterexample, extract, replay
 from ..semantics.equation import Step
 from ..semantics.solving import check_sat
 from .maxsat import maxsat
@@ -260,12 +261,12 @@ def minimize(enc: Encoding, cex: Counterexample, checks: frozenset[str], what: s
     model, status = (m.optimal(what) if method == "optimal" else m.greedy(what))
     if model is None:
         # Timeout before any improvement: the first counterexample of this property.
-        out = extract(enc, first, checks)
+        out = extract(enc.eq, first, checks)
         out.replay = replay(enc.program, out, checks)
         out.minimized = "best-so-far"
         out.value_sum = m.stats.sum_before
         return Minimized(out, m.stats, first)
-    out = extract(enc, model, checks)
+    out = extract(enc.eq, model, checks)
     out.value_sum = value_sum(enc, model)
     out.minimized = "best-so-far" if status == "timeout" else method
     out.replay = replay(enc.program, out, checks)

@@ -15,7 +15,7 @@ from ..frontend.lower import DEFAULT_CHECKS, load_program
 from ..ir.program import Program
 from ..report.check_doc import check_document
 from ..report.trace_text import reproduce_command
-from ..semantics.bmc import CheckOptions, CheckProgress, CheckResult, check as bmc_check
+from ..analyses.check import CheckOptions, CheckProgress, CheckResult, check as bmc_check
 
 
 @dataclass
@@ -70,7 +70,7 @@ def check_run(
             if progress:
                 progress("loading the program")
             # bounds and div-by-zero are always in the program: switched off, they still
-            # mark undefined behaviour (see bmc.check)
+            # mark undefined behaviour (see analyses/check.py)
             program = load_program(file, dm, include, define or {}, entry=entry, checks=check_set | DEFAULT_CHECKS)
             opts = CheckOptions(bound=bound, timeout_s=max(0.001, timeout - (time.perf_counter() - t0)),
                                 checks=check_set, loop_bounds=loop_bounds, progress=progress)

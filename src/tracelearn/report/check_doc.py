@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import __version__
-from ..semantics.bmc import CheckResult
+from ..analyses.check import CheckResult
 
 SCHEMA_VERSION = "1.0"
 

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from ..ir.program import Program
-from ..semantics.bmc import Counterexample
+from ..semantics.traces import Counterexample
 
 BUILTIN_VOID = {
     "__VERIFIER_assume": "void __VERIFIER_assume(int c) { if (!c) { fprintf(stderr, \"playback: assumption violated\\n\"); exit(0); } }",

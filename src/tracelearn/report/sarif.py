@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from .. import __version__
-from ..semantics.bmc import Counterexample
+from ..semantics.traces import Counterexample
 from .trace_text import value_text
 
 RULES = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import shlex
 
-from ..semantics.bmc import Counterexample
+from ..semantics.traces import Counterexample
 
 RULE = "-" * 52
 

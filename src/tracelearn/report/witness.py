@@ -10,7 +10,7 @@ import uuid
 from pathlib import Path
 
 from .. import __version__
-from ..semantics.bmc import Counterexample
+from ..semantics.traces import Counterexample
 
 # The SV-COMP property each kind of failure violates. Division by zero and bad
 # shifts have none: no witness is written for them rather than a wrong one.

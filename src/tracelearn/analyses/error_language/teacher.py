@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 import z3
 
 from ...ir.program import PROPERTY_KINDS
-from ...semantics.bmc import Encoding, extract
+from ...semantics.bmc import Encoding
+from ...semantics.traces import extract
 from ...semantics.strategies.unwind import UnwindOptions
 from ...semantics.symbolic import SemanticsOptions
 from .alphabet import Instrumented
@@ -199,7 +200,7 @@ class ErrorTeacher:
         if word in self.witnesses:
             return
         try:
-            cex = extract(self.enc, model, frozenset({"assertion", "error-call"}) | self.inst.target_kinds)
+            cex = extract(self.enc.eq, model, frozenset({"assertion", "error-call"}) | self.inst.target_kinds)
         except ValueError:
             return
         self.witnesses[word] = Witness(word, cex.input_values, cex.inputs)

@@ -1,0 +1,220 @@
+"""The verdict driver of `check`: deepen the unwinding bound until a violation is
+found (and replayed), every path is explored, or the time is up; switched-off runtime
+checks and unwinding bounds decide between `true`, `true-up-to-bound` and `unknown`.
+The solver session is ``semantics.bmc.Encoding``; traces and replay are
+``semantics.traces``."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import z3
+
+from ..errors import OptionError
+from ..ir.program import Program, SourceLoc, is_library_file
+from ..semantics.bmc import Encoding, SolverStats
+from ..semantics.interpreter import ALL_CHECKS
+from ..semantics.symbolic import SemanticsOptions, SymexLimit
+from ..semantics.traces import Counterexample, extract, replay
+
+
+
+@dataclass
+class CheckOptions:
+    bound: int | None = None  # None: deepen 1, 2, 4, ... until a verdict or the timeout
+    timeout_s: float = 60.0
+    checks: frozenset[str] = ALL_CHECKS
+    loop_bounds: dict[str, int] = field(default_factory=dict)
+    max_bound: int = 1 << 12
+    max_steps: int = 2_000_000
+    progress: Callable[[str], None] | None = None  # a line of text per phase (for a live display)
+
+
+@dataclass
+class CheckProgress:
+    """What a running check has finished so far: kept by the caller, so a run stopped
+    from outside (time limit, Ctrl-C) still reports its last completed bound."""
+
+    last_done: int | None = None
+    working_on: int | None = None
+    stats: SolverStats = field(default_factory=SolverStats)
+    found: "CheckResult | None" = None  # a counterexample, before its replay
+
+    def stopped(self, why: str) -> "CheckResult":
+        if self.found is not None:  # a violation found is a finished result: keep it
+            return self.found
+        verdict = "true-up-to-bound" if self.last_done is not None else "unknown"
+        done = f" after bound {self.last_done}" if self.last_done is not None else ""
+        return CheckResult(verdict, self.last_done, None, self.stats, f"{why}{done}")
+
+
+@dataclass
+class CheckResult:
+    verdict: str  # "false", "true", "true-up-to-bound", "unknown"
+    bound: int | None
+    counterexample: Counterexample | None
+    stats: SolverStats
+    reason: str = ""
+    approximations: list[str] = field(default_factory=list)
+    encoding: Encoding | None = None
+    model: z3.ModelRef | None = None  # the counterexample's model (verdict false)
+
+
+def check(program: Program, opts: CheckOptions, done: CheckProgress | None = None) -> CheckResult:
+    start = time.perf_counter()
+    deadline = start + opts.timeout_s
+    check_loop_bounds(program, opts.loop_bounds)
+    done = done if done is not None else CheckProgress()
+    stats = done.stats
+
+    def say(text: str) -> None:
+        if opts.progress is not None:
+            opts.progress(f"{text} ({stats.calls} solver calls)")
+
+    bounds = [opts.bound] if opts.bound is not None else _deepening(opts.max_bound)
+    last_done: int | None = None
+    last_enc: Encoding | None = None
+    reason = ""
+    approximations: list[str] = []
+    for b in bounds:
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            reason = f"timeout after bound {last_done}" if last_done is not None else "timeout"
+            break
+        done.working_on = b
+        say(f"bound {b}: unwinding")
+        try:
+            enc = Encoding(program, b, opts.loop_bounds, remaining, opts.max_steps, deadline,
+                           SemanticsOptions(leak_checks="memleak" in opts.checks))
+        except SymexLimit as e:
+            reason = str(e)
+            break
+        stats.add(enc.stats)
+        enc.stats = SolverStats()
+        approximations = list(dict.fromkeys(enc.eq.approximations))
+        if enc.eq.unsupported:
+            cut = "; ".join(dict.fromkeys(enc.eq.unsupported))
+        say(f"bound {b}: solving ({len(enc.eq.constraints)} constraints)")
+        viol = [s.violation for s in enc.checks(opts.checks)]
+        r, model = _ask(enc, viol, stats) if viol else ("unsat", None)
+        if r == "sat":
+            assert model is not None
+            cex = extract(enc.eq, model, opts.checks)
+            cex.replay = {"status": "not-run", "interpreter": "stopped by the time limit before the replay"}
+            done.found = CheckResult("false", b, cex, stats, "", approximations, enc, model)
+            say(f"bound {b}: replaying the counterexample")
+            cex.replay = replay(program, cex, opts.checks)
+            if cex.replay.get("status") == "failed":
+                # Never a `false` the program cannot reach: an over-approximated model
+                # (fmod, exp, ...) made it up, or the engines disagree (a bug).
+                why = ("the counterexample relies on over-approximated library models: " + "; ".join(approximations)
+                       if approximations else
+                       "the counterexample does not replay in the interpreter (a tracelearn bug: please report it)")
+                done.found = None
+                return CheckResult("unknown", b, None, stats, why, approximations, enc)
+            return done.found
+        if r == "unknown":
+            why = enc.solver.reason_unknown() or "solver gave up"
+            # z3 says "canceled" for a timeout too: name the time limit when it is past.
+            timed_out = time.perf_counter() >= deadline - 0.05
+            reason = (f"timeout while solving bound {b}" if timed_out
+                      else f"the solver gave up at bound {b} ({why})")
+            break
+        if enc.eq.unsupported:
+            return CheckResult("unknown", b, None, stats, f"unsupported: {cut}", approximations, enc)
+        ub = _switched_off_violation(enc, opts.checks, stats)
+        if ub is not None:
+            return CheckResult("unknown", b, None, stats, ub, approximations, enc)
+        last_done, last_enc = b, enc
+        done.last_done = b
+        unwinds = enc.eq.unwinds()
+        if not unwinds:
+            return CheckResult("true", b, None, stats, "", approximations, enc)
+        r2 = _reachable(enc, [s.guard for s in unwinds], stats)
+        if r2 == "unsat":
+            return CheckResult("true", b, None, stats, "", approximations, enc)
+        if opts.bound is not None:
+            return CheckResult("true-up-to-bound", b, None, stats, "some paths exceed the bound", approximations, enc)
+        by_global = [s.guard for s in unwinds if s.origin != "explicit"]
+        if r2 == "sat" and (not by_global or _reachable(enc, by_global, stats) == "unsat"):
+            # Only loops with their own --unwind-loop bound are cut: a larger global
+            # bound would change nothing.
+            return CheckResult("true-up-to-bound", b, None, stats,
+                               "paths exceed the --unwind-loop bounds (a larger --bound changes nothing)",
+                               approximations, enc)
+    else:
+        if opts.bound is None:
+            reason = f"the deepening stopped at its largest bound, {opts.max_bound}"
+    if last_done is not None:
+        return CheckResult("true-up-to-bound", last_done, None, stats, reason, approximations, last_enc)
+    return CheckResult("unknown", None, None, stats, reason or "no bound completed", approximations, None)
+
+
+# Runtime checks whose failure is undefined behaviour: switched off, the engines do
+# not follow a path past a failing one, so a `true` could hide what comes after.
+UNDEFINED_BEHAVIOUR_CHECKS = frozenset({"bounds", "pointer", "div-by-zero"})
+
+
+def _switched_off_violation(enc: Encoding, checks: frozenset[str], stats: SolverStats) -> str | None:
+    """Why the verdict cannot be `true` although every selected check holds: a
+    switched-off runtime check can fail (undefined behaviour; what follows it is not
+    analysed). ``None`` when no such failure is reachable within the bound."""
+    off = UNDEFINED_BEHAVIOUR_CHECKS - checks
+    steps = [s for s in enc.checks(off)] if off else []
+    if not steps:
+        return None
+    r, model = _ask(enc, [s.violation for s in steps], stats)
+    if r == "unsat":
+        return None
+    if r != "sat":
+        return "could not decide whether a switched-off runtime check fails (solver: " + str(r) + ")"
+    hit = next(s for s in steps if z3.is_true(model.eval(s.violation, model_completion=True)))
+    return (f"undefined behaviour at {hit.loc} ({hit.prop_kind} check switched off: {hit.message}); "
+            f"the paths through it are not analysed")
+
+
+def _ask(enc: Encoding, goals: list, stats: SolverStats) -> tuple[str, z3.ModelRef | None]:
+    """Can one of ``goals`` hold? The call is counted in ``stats`` (the check's totals)."""
+    r, model = enc.solve(z3.Or(*goals))
+    stats.calls += enc.stats.calls
+    stats.time_s += enc.stats.time_s
+    enc.stats = SolverStats()
+    return r, model
+
+
+def _reachable(enc: Encoding, guards: list, stats: SolverStats) -> str:
+    return _ask(enc, guards, stats)[0]
+
+
+def loop_heads(program: Program) -> list[SourceLoc]:
+    """Source locations of the loop heads of the user's procedures (targets of back
+    edges), the lines ``--unwind-loop`` can name."""
+    heads = []
+    for proc in program.procedures.values():
+        for blk in proc.blocks:
+            for dst in blk.successors():
+                if dst <= blk.index and not is_library_file(proc.blocks[dst].loc.file):
+                    heads.append(proc.blocks[dst].loc)
+    return sorted(set(heads), key=lambda l: (l.file, l.line))
+
+
+def check_loop_bounds(program: Program, loop_bounds: dict[str, int]) -> None:
+    """Every ``--unwind-loop`` names a loop head (else a clear error listing them)."""
+    heads = loop_heads(program)
+    keys = {k for h in heads for k in (f"{h.file}:{h.line}", str(h.line))}
+    keys |= {f"{p.name}:{b.loc.line}" for p in program.procedures.values() for b in p.blocks
+             if b.loc in heads}
+    for k in loop_bounds:
+        if k not in keys and not any(h.file.endswith("/" + k.rpartition(":")[0]) and str(h.line) == k.rpartition(":")[2]
+                                     for h in heads):
+            lines = ", ".join(f"{h.file}:{h.line}" for h in heads) or "none"
+            raise OptionError(f"--unwind-loop {k}: no loop starts on that line (loop heads: {lines})")
+
+
+def _deepening(max_bound: int):
+    b = 1
+    while b <= max_bound:
+        yield b
+        b *= 2
