@@ -237,11 +237,11 @@ def one_seed(a: argparse.Namespace) -> dict:
         return {**res, "cls": "unsupported", "detail": construct(e.message), "where": e.where}
     except Exception:  # noqa: BLE001
         return {**res, "cls": "crash", "detail": "load: " + short_tb()}
-    from tracelearn.frontend.builtins import NATIVE_LIBRARY
+    from tracelearn.semantics.library import LIBRARY
 
     # functions without a body or a library model (e.g. GCC builtins with --builtins) return nondeterministic
     # values by design: a different output is then expected, not a bug
-    nondet = [n for n in program.externs if n not in NATIVE_LIBRARY]
+    nondet = [n for n in program.externs if n not in LIBRARY]
     if nondet:
         res["nondet_externs"] = nondet
     try:
