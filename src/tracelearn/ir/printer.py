@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .expr import AddrOf, Binary, Cast, Const, Expr, Load, Reg, Unary
+from .visitor import IRVisitor
 from .program import (
     Alloc, Assert, Assign, Assume, Branch, Call, Event, Exit, Free, Goto, Mem, Nondet,
     Procedure, Program, Return,
@@ -13,62 +14,90 @@ _OPS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "rem": "%", "shl": "<<",
         "gt": ">", "ge": ">=", "smul_ok": "*fits"}
 
 
-def expr_text(e: Expr) -> str:
-    if isinstance(e, Const):
+class _Text(IRVisitor):
+    """The text of expressions, lvalues, statements and terminators."""
+
+    def visit_Const(self, e: Const) -> str:
         return f"{e.value}"
-    if isinstance(e, Reg):
+
+    def visit_Reg(self, e: Reg) -> str:
         return e.name if e.scope == "local" else f"@{e.name}"
-    if isinstance(e, AddrOf):
+
+    def visit_AddrOf(self, e: AddrOf) -> str:
         return f"&{e.name}"
-    if isinstance(e, Load):
-        return f"*({e.type})({expr_text(e.addr)})"
-    if isinstance(e, Unary):
-        return f"{'-' if e.op == 'neg' else '~'}({expr_text(e.a)})"
-    if isinstance(e, Binary):
-        return f"({expr_text(e.a)} {_OPS[e.op]}{'u' if getattr(e.optype or e.type, 'signed', True) is False else ''} {expr_text(e.b)})"
-    if isinstance(e, Cast):
-        return f"({e.type})({expr_text(e.a)})"
-    return repr(e)
+
+    def visit_Load(self, e: Load) -> str:
+        return f"*({e.type})({self.visit(e.addr)})"
+
+    def visit_Unary(self, e: Unary) -> str:
+        return f"{'-' if e.op == 'neg' else '~'}({self.visit(e.a)})"
+
+    def visit_Binary(self, e: Binary) -> str:
+        unsigned = getattr(e.optype or e.type, "signed", True) is False
+        return f"({self.visit(e.a)} {_OPS[e.op]}{'u' if unsigned else ''} {self.visit(e.b)})"
+
+    def visit_Cast(self, e: Cast) -> str:
+        return f"({e.type})({self.visit(e.a)})"
+
+    def visit_Mem(self, lv: Mem) -> str:
+        return f"*({lv.type})({self.visit(lv.addr)})"
+
+    def visit_Assign(self, s: Assign) -> str:
+        return f"{self.visit(s.lhs)} = {self.visit(s.rhs)}"
+
+    def visit_Call(self, s: Call) -> str:
+        callee = s.callee or f"(*{self.visit(s.target)})"
+        lhs = f"{self.visit(s.lhs)} = " if s.lhs is not None else ""
+        return f"{lhs}{callee}({', '.join(self.visit(a) for a in s.args)})"
+
+    def visit_Assume(self, s: Assume) -> str:
+        return f"assume {self.visit(s.cond)}"
+
+    def visit_Assert(self, s: Assert) -> str:
+        return f"assert[{s.kind} {s.prop_id}] {self.visit(s.cond)}"
+
+    def visit_Nondet(self, s: Nondet) -> str:
+        return f"{self.visit(s.lhs)} = nondet  // {s.origin}"
+
+    def visit_Event(self, s: Event) -> str:
+        return f"event {s.letter}"
+
+    def visit_Alloc(self, s: Alloc) -> str:
+        return f"{self.visit(s.lhs)} = alloc({self.visit(s.size)}){' zeroed' if s.zeroed else ''}"
+
+    def visit_Free(self, s: Free) -> str:
+        return f"free({self.visit(s.ptr)})"
+
+    def visit_Goto(self, t: Goto) -> str:
+        return f"goto B{t.target}"
+
+    def visit_Branch(self, t: Branch) -> str:
+        return f"if {self.visit(t.cond)} goto B{t.then} else B{t.else_}  // {t.decision_id}"
+
+    def visit_Return(self, t: Return) -> str:
+        return f"return {self.visit(t.value) if t.value is not None else ''}".rstrip()
+
+    def visit_Exit(self, t: Exit) -> str:
+        return f"{t.kind} {self.visit(t.code) if t.code is not None else ''}".rstrip()
+
+
+_TEXT = _Text()
+
+
+def expr_text(e: Expr) -> str:
+    return _TEXT.visit(e)
 
 
 def lvalue_text(lv) -> str:
-    if isinstance(lv, Mem):
-        return f"*({lv.type})({expr_text(lv.addr)})"
-    return expr_text(lv)
+    return _TEXT.visit(lv)
 
 
 def stmt_text(s) -> str:
-    if isinstance(s, Assign):
-        return f"{lvalue_text(s.lhs)} = {expr_text(s.rhs)}"
-    if isinstance(s, Call):
-        callee = s.callee or f"(*{expr_text(s.target)})"
-        lhs = f"{lvalue_text(s.lhs)} = " if s.lhs is not None else ""
-        return f"{lhs}{callee}({', '.join(expr_text(a) for a in s.args)})"
-    if isinstance(s, Assume):
-        return f"assume {expr_text(s.cond)}"
-    if isinstance(s, Assert):
-        return f"assert[{s.kind} {s.prop_id}] {expr_text(s.cond)}"
-    if isinstance(s, Nondet):
-        return f"{lvalue_text(s.lhs)} = nondet  // {s.origin}"
-    if isinstance(s, Event):
-        return f"event {s.letter}"
-    if isinstance(s, Alloc):
-        return f"{lvalue_text(s.lhs)} = alloc({expr_text(s.size)}){' zeroed' if s.zeroed else ''}"
-    if isinstance(s, Free):
-        return f"free({expr_text(s.ptr)})"
-    return repr(s)
+    return _TEXT.visit(s)
 
 
 def term_text(t) -> str:
-    if isinstance(t, Goto):
-        return f"goto B{t.target}"
-    if isinstance(t, Branch):
-        return f"if {expr_text(t.cond)} goto B{t.then} else B{t.else_}  // {t.decision_id}"
-    if isinstance(t, Return):
-        return f"return {expr_text(t.value) if t.value is not None else ''}".rstrip()
-    if isinstance(t, Exit):
-        return f"{t.kind} {expr_text(t.code) if t.code is not None else ''}".rstrip()
-    return repr(t)
+    return _TEXT.visit(t)
 
 
 def procedure_text(p: Procedure) -> str:

@@ -21,6 +21,7 @@ import z3
 
 from ..ir.analysis import used_params
 from ..ir.expr import AddrOf, Binary, Cast, Const, Expr, Load, Reg, Unary, walk
+from ..ir.visitor import IRVisitor
 from ..ir.program import (
     Alloc, Assert, Assign, Assume, Branch, Call, Event, Exit, Free, Mem, Nondet,
     Procedure, Program, Return, SourceLoc, is_library_file,
@@ -79,7 +80,7 @@ def is_true(e: z3.BoolRef) -> bool:
     return z3.is_true(e) or (not z3.is_const(e) and z3.is_true(z3.simplify(e)))
 
 
-class SymbolicSemantics:
+class SymbolicSemantics(IRVisitor):
     """Statement by statement, the symbolic meaning of a program; the call stack is
     ``frames`` (pushed by ``enter``, popped by ``leave``, both driven by a strategy)."""
 
@@ -273,47 +274,42 @@ class SymbolicSemantics:
         return f"{frame.fid}:{name}"
 
     def exec_stmt(self, frame: Frame, s, st: State) -> State:
+        """Run statement ``s`` (anything but a call: calls are the strategy's)."""
         self.cur_loc = s.loc
-        if isinstance(s, Assign):
-            self.assign(frame, st, s.lhs, self.eval(st, s.rhs), s.loc, s.text, s.hidden)
-            return st
-        if isinstance(s, Nondet):
-            v = self.input(st, s.lhs.type, s.origin, s.loc, s.text or "input")
-            self.assign(frame, st, s.lhs, v, s.loc, s.text, hidden=True)
-            return st
-        if isinstance(s, Assume):
-            c = S.truth(self.eval(st, s.cond).term)
-            st.guard = z3.And(st.guard, c) if not is_true(c) else st.guard
-            return st
-        if isinstance(s, Assert):
-            c = S.truth(self.eval(st, s.cond).term)
-            self.check(st, c, s.kind, s.prop_id, s.loc, s.msg, s.origin)
-            return st
-        if isinstance(s, Event):
-            self.step(Step("event", st.guard, s.loc, frame.proc.name, letter=s.letter))
-            return st
-        if isinstance(s, Alloc):
-            size = self.eval(st, s.size)
-            zeroed = s.zeroed
-            sz = z3.simplify(size.term)
-            base = self.heap_alloc.alloc(sz.as_long() if z3.is_bv_value(sz) else 4096)
-            obj = self.new_object(f"heap block from {s.site}", "heap", base,
-                                  sz.as_long() if z3.is_bv_value(sz) else None, size_term=sz)
-            if zeroed:
-                st.mem[obj.oid] = obj.empty()
-            else:
-                contents = self.heap_contents(st, obj, s)
-                st.mem[obj.oid] = contents
-            st.spts[obj.oid] = frozenset()
-            st.alive[obj.oid] = z3.BoolVal(True)
-            self.alloc_sites[obj.oid] = s.loc
-            self.assign(frame, st, s.lhs, SVal(z3.BitVecVal(base, self.pw), frozenset({obj.oid})), s.loc, s.text, True)
-            return st
-        if isinstance(s, Free):
-            p = self.eval(st, s.ptr)
-            self.free(st, p, s.loc)
-            return st
-        raise TypeError(f"unknown statement {s!r}")
+        self.visit(s, frame, st)
+        return st
+
+    def visit_Assign(self, s: Assign, frame: Frame, st: State) -> None:
+        self.assign(frame, st, s.lhs, self.eval(st, s.rhs), s.loc, s.text, s.hidden)
+
+    def visit_Nondet(self, s: Nondet, frame: Frame, st: State) -> None:
+        v = self.input(st, s.lhs.type, s.origin, s.loc, s.text or "input")
+        self.assign(frame, st, s.lhs, v, s.loc, s.text, hidden=True)
+
+    def visit_Assume(self, s: Assume, frame: Frame, st: State) -> None:
+        c = S.truth(self.eval(st, s.cond).term)
+        st.guard = z3.And(st.guard, c) if not is_true(c) else st.guard
+
+    def visit_Assert(self, s: Assert, frame: Frame, st: State) -> None:
+        c = S.truth(self.eval(st, s.cond).term)
+        self.check(st, c, s.kind, s.prop_id, s.loc, s.msg, s.origin)
+
+    def visit_Event(self, s: Event, frame: Frame, st: State) -> None:
+        self.step(Step("event", st.guard, s.loc, frame.proc.name, letter=s.letter))
+
+    def visit_Alloc(self, s: Alloc, frame: Frame, st: State) -> None:
+        sz = z3.simplify(self.eval(st, s.size).term)
+        base = self.heap_alloc.alloc(sz.as_long() if z3.is_bv_value(sz) else 4096)
+        obj = self.new_object(f"heap block from {s.site}", "heap", base,
+                              sz.as_long() if z3.is_bv_value(sz) else None, size_term=sz)
+        st.mem[obj.oid] = obj.empty() if s.zeroed else self.heap_contents(st, obj, s)
+        st.spts[obj.oid] = frozenset()
+        st.alive[obj.oid] = z3.BoolVal(True)
+        self.alloc_sites[obj.oid] = s.loc
+        self.assign(frame, st, s.lhs, SVal(z3.BitVecVal(base, self.pw), frozenset({obj.oid})), s.loc, s.text, True)
+
+    def visit_Free(self, s: Free, frame: Frame, st: State) -> None:
+        self.free(st, self.eval(st, s.ptr), s.loc)
 
     def leak_checks(self, st: State) -> None:
         """The memleak check at an end of the program (see ``Interpreter.check_leaks``):
@@ -479,42 +475,45 @@ class SymbolicSemantics:
     # ---------------------------------------------------------- expressions
 
     def eval(self, st: State, e: Expr) -> SVal:
-        if isinstance(e, Const):
-            return SVal(S.const(e.type, e.value))
-        if isinstance(e, Reg):
-            key = self.key(self.frames[-1], e.name) if e.scope == "local" else "@" + e.name
-            v = st.regs.get(key)
-            if v is None:
-                # Read before any assignment on this path (undefined): a fresh value.
-                v = SVal(S.fresh(self.fresh_name(f"{self.fn}::{e.name}.undef"), e.type))
-                st.regs[key] = v
-            return v
-        if isinstance(e, AddrOf):
-            if e.scope == "function":
-                return SVal(z3.BitVecVal(self.func_addr[e.name], self.pw))
-            if e.scope == "global":
-                oid = self.global_objs[e.name]
-            else:
-                oid = self.frames[-1].objects[e.name]
-            return SVal(z3.BitVecVal(self.objects[oid].base, self.pw), frozenset({oid}))
-        if isinstance(e, Load):
-            addr = self.eval(st, e.addr)
-            return self.load(st, addr, e.type, self.cur_loc)
-        if isinstance(e, Binary):
-            a = self.eval(st, e.a)
-            b = self.eval(st, e.b)
-            term = S.binary(e.op, e.type, a.term, b.term, e.optype)
-            pts = frozenset() if e.op in ("eq", "ne", "lt", "le", "gt", "ge") else pts_union(a.pts, b.pts)
-            return SVal(_simp(term), pts)
-        if isinstance(e, Unary):
-            a = self.eval(st, e.a)
-            return SVal(_simp(S.unary(e.op, e.type, a.term)), a.pts)
-        if isinstance(e, Cast):
-            a = self.eval(st, e.a)
-            if not (e.type.is_scalar() and e.a.type.is_scalar()):
-                return a
-            return SVal(_simp(S.cast(e.type, e.a.type, a.term)), a.pts)
-        raise TypeError(f"cannot evaluate {e!r}")
+        return self.visit(e, st)
+
+    def visit_Const(self, e: Const, st: State) -> SVal:
+        return SVal(S.const(e.type, e.value))
+
+    def visit_Reg(self, e: Reg, st: State) -> SVal:
+        key = self.key(self.frames[-1], e.name) if e.scope == "local" else "@" + e.name
+        v = st.regs.get(key)
+        if v is None:
+            # Read before any assignment on this path (undefined): a fresh value.
+            v = SVal(S.fresh(self.fresh_name(f"{self.fn}::{e.name}.undef"), e.type))
+            st.regs[key] = v
+        return v
+
+    def visit_AddrOf(self, e: AddrOf, st: State) -> SVal:
+        if e.scope == "function":
+            return SVal(z3.BitVecVal(self.func_addr[e.name], self.pw))
+        oid = self.global_objs[e.name] if e.scope == "global" else self.frames[-1].objects[e.name]
+        return SVal(z3.BitVecVal(self.objects[oid].base, self.pw), frozenset({oid}))
+
+    def visit_Load(self, e: Load, st: State) -> SVal:
+        return self.load(st, self.eval(st, e.addr), e.type, self.cur_loc)
+
+    def visit_Binary(self, e: Binary, st: State) -> SVal:
+        a = self.eval(st, e.a)
+        b = self.eval(st, e.b)
+        term = S.binary(e.op, e.type, a.term, b.term, e.optype)
+        pts = frozenset() if e.op in ("eq", "ne", "lt", "le", "gt", "ge") else pts_union(a.pts, b.pts)
+        return SVal(_simp(term), pts)
+
+    def visit_Unary(self, e: Unary, st: State) -> SVal:
+        a = self.eval(st, e.a)
+        return SVal(_simp(S.unary(e.op, e.type, a.term)), a.pts)
+
+    def visit_Cast(self, e: Cast, st: State) -> SVal:
+        a = self.eval(st, e.a)
+        if not (e.type.is_scalar() and e.a.type.is_scalar()):
+            return a
+        return SVal(_simp(S.cast(e.type, e.a.type, a.term)), a.pts)
 
     # --------------------------------------------------------------- memory
 
