@@ -185,3 +185,18 @@ int main(void) {
             assert len(nxt) == 2 * len(frontier)  # v > 0 or not, then the next read
         frontier = nxt
     assert frontier == []  # after the third read every path ends
+
+
+def test_a_limit_hit_while_entering_a_call_leaves_the_call_stack_whole(tmp_path):
+    """The step limit can strike at a call's first step: the frame is not left
+    behind (it used to break the unwinding of every enclosing call)."""
+    from tracelearn.semantics.bmc import Encoding
+    from tracelearn.semantics.symbolic import SymexLimit
+
+    path = tmp_path / "deep.c"
+    path.write_text(HEAD + "int f(int n) { return n <= 0 ? 0 : 1 + f(n - 1); }\n"
+                    "int main(void) { return f(__VERIFIER_nondet_int()); }\n")
+    program = load_program(str(path))
+    for limit in range(5, 60, 3):
+        with pytest.raises(SymexLimit):
+            Encoding(program, bound=40, max_steps=limit)

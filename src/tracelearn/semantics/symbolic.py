@@ -27,6 +27,7 @@ from ..ir.program import (
     Procedure, Program, Return, SourceLoc, is_library_file,
 )
 from ..ir.types import ArrayType, CType, FloatType, IntType, PointerType
+from ..ir import concrete as C
 from . import symexpr as S
 from .equation import Equation, Step
 from .layout import HEAP_BASE, INVALID_BASE, INVALID_SIZE, STACK_BASE, Bump, layout_globals
@@ -73,11 +74,14 @@ class Frame:
 
 
 def is_false(e: z3.BoolRef) -> bool:
-    return z3.is_false(e) or (not z3.is_const(e) and z3.is_false(z3.simplify(e)))
+    """Literally false: guards are built with ``symexpr.conj`` and conditions come
+    simplified, so a dead path shows without a simplifier call (a false guard missed
+    would only cost time: its steps cannot happen)."""
+    return z3.is_false(e)
 
 
 def is_true(e: z3.BoolRef) -> bool:
-    return z3.is_true(e) or (not z3.is_const(e) and z3.is_true(z3.simplify(e)))
+    return z3.is_true(e)
 
 
 class SymbolicSemantics(IRVisitor):
@@ -190,7 +194,7 @@ class SymbolicSemantics(IRVisitor):
         loc = proc.loc
         argc_t = proc.params[0].type
         argc = self.input(st, argc_t, "argc", loc, "argc", fn=proc.name)
-        st.guard = z3.And(st.guard, argc.term >= 0, argc.term <= MAX_ARGC)
+        st.guard = S.conj(st.guard, argc.term >= 0, argc.term <= MAX_ARGC)
         ptrs = []
         for i in range(MAX_ARGC):
             obj = self.new_object(f"argv[{i}]", "argv", self.heap_alloc.alloc(ARGV_STRING + 1), ARGV_STRING + 1)
@@ -231,17 +235,21 @@ class SymbolicSemantics(IRVisitor):
         self.frames.append(frame)
         if self.user_site is None and is_library_file(proc.loc.file):
             self.user_site = loc  # what happens in a library model is shown at its call
-        st = st.copy()
-        for p, a in zip(proc.params, args):
-            st.regs[self.key(frame, p.name)] = a if entry else self.bind_param(st, proc, p, a, loc)
-        for v in proc.locals:
-            if v.in_memory:
-                size = max(v.type.size, 1)
-                obj = self.new_object(v.display, "local", self.stack_alloc.alloc(size, v.type.align), size)
-                frame.objects[v.name] = obj.oid
-                st.mem[obj.oid] = obj.empty()
-                st.spts[obj.oid] = frozenset()
-        self.step(Step("call", st.guard, loc, proc.name, lhs=proc.name))
+        try:
+            st = st.copy()
+            for p, a in zip(proc.params, args):
+                st.regs[self.key(frame, p.name)] = a if entry else self.bind_param(st, proc, p, a, loc)
+            for v in proc.locals:
+                if v.in_memory:
+                    size = max(v.type.size, 1)
+                    obj = self.new_object(v.display, "local", self.stack_alloc.alloc(size, v.type.align), size)
+                    frame.objects[v.name] = obj.oid
+                    st.mem[obj.oid] = obj.empty()
+                    st.spts[obj.oid] = frozenset()
+            self.step(Step("call", st.guard, loc, proc.name, lhs=proc.name))
+        except BaseException:  # a limit hit on the way in: the frame is not entered
+            self.leave(frame)
+            raise
         return frame, st
 
     def leave(self, frame: Frame) -> None:
@@ -288,7 +296,7 @@ class SymbolicSemantics(IRVisitor):
 
     def visit_Assume(self, s: Assume, frame: Frame, st: State) -> None:
         c = S.truth(self.eval(st, s.cond).term)
-        st.guard = z3.And(st.guard, c) if not is_true(c) else st.guard
+        st.guard = S.conj(st.guard, c)
 
     def visit_Assert(self, s: Assert, frame: Frame, st: State) -> None:
         c = S.truth(self.eval(st, s.cond).term)
@@ -341,14 +349,14 @@ class SymbolicSemantics(IRVisitor):
             return
         if self.user_site is not None:
             loc, prop_id = self.user_site, library_property(self.user_site, kind)
-        viol_term = z3.And(st.guard, z3.Not(ok))
+        viol_term = S.conj(st.guard, z3.Not(ok))
         viol = z3.Bool(f"viol#{next(self.names)}")
         self.constrain(viol == viol_term)
         self.step(Step("check", st.guard, loc, self.fn, cond=ok, violation=viol, prop_id=prop_id,
                        prop_kind=kind, message=msg, origin=origin))
         if kind in self.opt.continue_kinds and prop_id not in self.opt.cut_props:
             return  # CBMC's semantics for unchecked properties: the run goes on
-        st.guard = z3.And(st.guard, ok)
+        st.guard = S.conj(st.guard, ok)
 
     def assign(self, frame: Frame, st: State, lhs, v: SVal, loc: SourceLoc, text: str, hidden: bool) -> None:
         t = lhs.type
@@ -421,7 +429,7 @@ class SymbolicSemantics(IRVisitor):
         target = self.eval(st, s.target)
         cands = self.function_candidates(target)
         conds = [(n, target.term == z3.BitVecVal(self.func_addr[n], self.pw)) for n in cands]
-        self.check(st, z3.Or(*[c for _, c in conds]) if conds else z3.BoolVal(False), "pointer",
+        self.check(st, S.disj(*[c for _, c in conds]), "pointer",
                    f"{s.loc}:pointer", s.loc, "call through an invalid function pointer")
         return conds
 
@@ -501,18 +509,35 @@ class SymbolicSemantics(IRVisitor):
     def visit_Binary(self, e: Binary, st: State) -> SVal:
         a = self.eval(st, e.a)
         b = self.eval(st, e.b)
+        x, y = _int_value(e.a.type, a.term), _int_value(e.b.type, b.term)
+        if x is not None and y is not None and isinstance(e.type, (IntType, PointerType)):
+            # Constants fold in Python: the concrete operators are the symbolic ones
+            # (tests/test_agreement_ops.py), and no z3 term is built and simplified.
+            try:
+                folded = C.binary(e.op, e.type, x, y, e.optype)
+            except ZeroDivisionError:
+                folded = None
+            if folded is not None:
+                pts = frozenset() if e.op in _COMPARISONS else pts_union(a.pts, b.pts)
+                return SVal(S.const(e.type, folded), pts)
         term = S.binary(e.op, e.type, a.term, b.term, e.optype)
         pts = frozenset() if e.op in ("eq", "ne", "lt", "le", "gt", "ge") else pts_union(a.pts, b.pts)
         return SVal(_simp(term), pts)
 
     def visit_Unary(self, e: Unary, st: State) -> SVal:
         a = self.eval(st, e.a)
+        x = _int_value(e.a.type, a.term)
+        if x is not None and isinstance(e.type, IntType):
+            return SVal(S.const(e.type, C.unary(e.op, e.type, x)), a.pts)
         return SVal(_simp(S.unary(e.op, e.type, a.term)), a.pts)
 
     def visit_Cast(self, e: Cast, st: State) -> SVal:
         a = self.eval(st, e.a)
         if not (e.type.is_scalar() and e.a.type.is_scalar()):
             return a
+        x = _int_value(e.a.type, a.term)
+        if x is not None and isinstance(e.type, (IntType, PointerType)):
+            return SVal(S.const(e.type, C.cast(e.type, e.a.type, x)), a.pts)
         return SVal(_simp(S.cast(e.type, e.a.type, a.term)), a.pts)
 
     # --------------------------------------------------------------- memory
@@ -549,7 +574,7 @@ class SymbolicSemantics(IRVisitor):
             if z3.is_false(inside):
                 continue
             out.append((o, _simp(off), inside))
-        valid = z3.Or(*[c for _, _, c in out]) if out else z3.BoolVal(False)
+        valid = S.disj(*[c for _, _, c in out])
         what = "write" if write else "read"
         pid = f"{loc}:pointer"
         # The commonest causes get their own check first, so that the message is the
@@ -571,7 +596,7 @@ class SymbolicSemantics(IRVisitor):
             return SVal(S.fresh(self.fresh_name("invalid.read"), t))
         pts = frozenset()
         term = None
-        if not z3.is_true(z3.simplify(z3.Or(*[c for _, _, c in hits]))):
+        if not z3.is_true(z3.simplify(S.disj(*[c for _, _, c in hits]))):
             # The address may hit no object: that read (a run past a failed check, in
             # CBMC's semantics) sees an arbitrary value, not some object's bytes.
             term = S.fresh(self.fresh_name("invalid.read"), ArrayType(IntType(8, False), n))
@@ -588,7 +613,7 @@ class SymbolicSemantics(IRVisitor):
         n = max(t.size, 1)
         guard = st.guard
         if when is not None:
-            st.guard = z3.And(guard, when)
+            st.guard = S.conj(guard, when)
         try:
             hits = self.access(st, addr, n, loc, write=True)
         finally:
@@ -619,6 +644,20 @@ class SymbolicSemantics(IRVisitor):
             st.alive[o.oid] = _simp(z3.And(st.alive[o.oid], z3.Not(c)))
 
 
+
+
+_COMPARISONS = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
+
+
+def _int_value(t: CType, term: z3.ExprRef) -> int | None:
+    """The C value of a constant integer or pointer term, else None."""
+    if not z3.is_bv_value(term):
+        return None
+    if isinstance(t, IntType):
+        return t.wrap(term.as_long())
+    if isinstance(t, PointerType):
+        return term.as_long()
+    return None
 
 
 def _simp(e: z3.ExprRef) -> z3.ExprRef:

@@ -40,8 +40,37 @@ def bool_to_int(c: z3.BoolRef) -> z3.BitVecRef:
     return z3.If(c, z3.BitVecVal(1, 32), z3.BitVecVal(0, 32))
 
 
+def conj(*terms: z3.BoolRef) -> z3.BoolRef:
+    """The conjunction, with literal true dropped and literal false absorbing: a path
+    whose guard became false is seen without a simplifier call."""
+    parts = []
+    for t in terms:
+        if z3.is_false(t):
+            return z3.BoolVal(False)
+        if not z3.is_true(t):
+            parts.append(t)
+    if not parts:
+        return z3.BoolVal(True)
+    return parts[0] if len(parts) == 1 else z3.And(*parts)
+
+
+def disj(*terms: z3.BoolRef) -> z3.BoolRef:
+    """The disjunction, with literal false dropped and literal true absorbing."""
+    parts = []
+    for t in terms:
+        if z3.is_true(t):
+            return z3.BoolVal(True)
+        if not z3.is_false(t):
+            parts.append(t)
+    if not parts:
+        return z3.BoolVal(False)
+    return parts[0] if len(parts) == 1 else z3.Or(*parts)
+
+
 def truth(v: z3.ExprRef) -> z3.BoolRef:
     """``v != 0`` as a z3 Bool (a comparison result If(c,1,0) simplifies to c)."""
+    if z3.is_bv_value(v):
+        return z3.BoolVal(v.as_long() != 0)
     if z3.is_app_of(v, z3.Z3_OP_ITE):
         a, b, c = v.arg(0), v.arg(1), v.arg(2)
         if z3.is_bv_value(b) and z3.is_bv_value(c) and b.as_long() == 1 and c.as_long() == 0:

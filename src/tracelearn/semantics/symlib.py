@@ -104,7 +104,7 @@ class SymLibrary:
 
     def ranged_input(self, st: State, t: IntType, lo: int, hi: int, origin: str, call: Call) -> SVal:
         v = self.sx.input(st, t, origin, call.loc, origin)
-        st.guard = z3.And(st.guard, v.term >= lo, v.term <= hi)
+        st.guard = S.conj(st.guard, v.term >= lo, v.term <= hi)
         return v
 
     def constant_string(self, st: State, addr: SVal) -> bytes | None:

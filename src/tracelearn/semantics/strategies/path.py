@@ -28,6 +28,7 @@ from typing import Callable, Iterator
 import z3
 
 from ...ir.program import Branch, Call, Exit, Goto, Procedure, Return, SourceLoc, is_library_file
+from .. import symexpr as S
 from ..symbolic import Frame, SymbolicSemantics, is_false
 from ..symstate import SVal, State
 from ..targets import PathNode, PathTarget
@@ -228,7 +229,7 @@ class PathExplorer:
             self._restore(at)
             self.target.push()
             st = at.state.copy()
-            st.guard = z3.And(st.guard, cond) if not z3.is_true(cond) else st.guard
+            st.guard = S.conj(st.guard, cond)
             st = self._commit(st)
             if choice.kind == "decision":
                 decisions = at.decisions + (label,)
@@ -304,7 +305,7 @@ class PathExplorer:
                         return PathEnd("infeasible", decisions, ids, reason="call through an invalid pointer")
                     name, cond = callees[0]
                     if not z3.is_true(cond):
-                        st.guard = z3.And(st.guard, cond)
+                        st.guard = S.conj(st.guard, cond)
                     cur.index += 1
                     st, stack = self._call(stack, cur.frame, s, st, name, args)
                 else:

@@ -18,6 +18,7 @@ import z3
 
 from ...ir.program import Assign, Branch, Call, Exit, Goto, Nondet, Procedure, Return, SourceLoc
 from ...ir.types import VoidType
+from .. import symexpr as S
 from ..equation import Equation, Step
 from ..solving import check_sat
 from ..symbolic import Frame, SymbolicSemantics, is_false
@@ -167,7 +168,7 @@ class MergedUnwinding:
                 if not z3.is_false(c):
                     succ.append((t.then, after.copy(self.extend(after.guard, c) if not z3.is_true(c) else after.guard)))
                 if not z3.is_true(c):
-                    succ.append((t.else_, after.copy(self.extend(after.guard, z3.Not(c)) if not z3.is_false(c) else after.guard)))
+                    succ.append((t.else_, after.copy(self.extend(after.guard, _negate(c)) if not z3.is_false(c) else after.guard)))
                 succ.sort(key=lambda p: p[0] <= pos)  # forward targets first
                 for target, s2 in succ:
                     nxt = self.jump(frame, pos, target, s2, pending, counts, nxt)
@@ -241,7 +242,7 @@ class MergedUnwinding:
         args = sem.call_args(st, s)
         outs: list[State] = []
         for name, cond in sem.callees(st, s):
-            sub = st if z3.is_true(cond) else st.copy(z3.And(st.guard, cond))
+            sub = st if z3.is_true(cond) else st.copy(S.conj(st.guard, cond))
             if is_false(sub.guard):
                 continue
             res = self.call_named(frame, s, sub, name, args)
@@ -270,7 +271,7 @@ class MergedUnwinding:
 
     def extend(self, guard: z3.BoolRef, literal: z3.BoolRef) -> z3.BoolRef:
         """``guard`` and ``literal`` (a branch taken), remembering the path."""
-        g = z3.And(guard, literal)
+        g = S.conj(guard, literal)
         known = self.paths.get(guard.get_id())
         base = known[1] if known is not None and known[0].eq(guard) else (guard,)  # else: opaque
         self.paths[g.get_id()] = (g, base + (literal,))
@@ -371,6 +372,10 @@ def _covers(rests: list[tuple[z3.BoolRef, ...]]) -> bool:
     if not neg or not all(_negates(r[0], first) for r in neg):
         return False
     return _covers([r[1:] for r in pos]) and _covers([r[1:] for r in neg])
+
+
+def _negate(c: z3.BoolRef) -> z3.BoolRef:
+    return c.arg(0) if z3.is_not(c) else z3.Not(c)
 
 
 def _negates(a: z3.BoolRef, b: z3.BoolRef) -> bool:
