@@ -87,12 +87,10 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
         say(f"bound {b}: unwinding")
         try:
             enc = Encoding(program, b, opts.loop_bounds, remaining, opts.max_steps, deadline,
-                           SemanticsOptions(leak_checks="memleak" in opts.checks))
+                           SemanticsOptions(leak_checks="memleak" in opts.checks), stats=stats)
         except SymexLimit as e:
             reason = str(e)
             break
-        stats.add(enc.stats)
-        enc.stats = SolverStats()
         approximations = list(dict.fromkeys(enc.eq.approximations))
         if enc.eq.unsupported:
             cut = "; ".join(dict.fromkeys(enc.eq.unsupported))
@@ -177,11 +175,7 @@ def _switched_off_violation(enc: Encoding, checks: frozenset[str], stats: Solver
 
 def _ask(enc: Encoding, goals: list, stats: SolverStats) -> tuple[str, z3.ModelRef | None]:
     """Can one of ``goals`` hold? The call is counted in ``stats`` (the check's totals)."""
-    r, model = enc.solve(z3.Or(*goals))
-    stats.calls += enc.stats.calls
-    stats.time_s += enc.stats.time_s
-    enc.stats = SolverStats()
-    return r, model
+    return enc.solve(z3.Or(*goals))  # counted in the check's stats, which enc shares
 
 
 def _reachable(enc: Encoding, guards: list, stats: SolverStats) -> str:

@@ -49,7 +49,10 @@ class Encoding:
 
     def __init__(self, program: Program, bound: int, loop_bounds: dict[str, int] | None = None,
                  timeout_s: float | None = None, max_steps: int = 2_000_000, deadline: float | None = None,
-                 semantics: SemanticsOptions | None = None, unwinding: UnwindOptions | None = None) -> None:
+                 semantics: SemanticsOptions | None = None, unwinding: UnwindOptions | None = None,
+                 stats: SolverStats | None = None) -> None:
+        """``stats``: where solver calls and times are counted (the caller's, shared:
+        nothing is copied between counters afterwards)."""
         t0 = time.perf_counter()
         self.program = program
         self.bound = bound
@@ -72,9 +75,12 @@ class Encoding:
             self.solver.set("timeout", max(1, int(timeout_s * 1000)))
         for c in self.eq.constraints:
             self.solver.add(c)
-        self.stats = SolverStats(calls=strategy.prune_calls, time_s=strategy.prune_time,
-                                 encode_time_s=time.perf_counter() - t0 - strategy.prune_time,
-                                 constraints=len(self.eq.constraints), steps=len(self.eq.steps))
+        self.stats = stats if stats is not None else SolverStats()
+        self.stats.calls += strategy.prune_calls
+        self.stats.time_s += strategy.prune_time
+        self.stats.encode_time_s += time.perf_counter() - t0 - strategy.prune_time
+        self.stats.constraints = max(self.stats.constraints, len(self.eq.constraints))
+        self.stats.steps = max(self.stats.steps, len(self.eq.steps))
         self._lits = 0
 
     def set_timeout(self, seconds: float | None) -> None:

@@ -128,7 +128,7 @@ def explain_program(program: Program, opts: ExplainOptions) -> ExplainResult:
             break
         try:
             teacher = ErrorTeacher(inst, b, bwl_range[0], cfg, remaining, opts.loop_bounds, max_bwl=bwl_range[-1],
-                                   cbmc_semantics=opts.cbmc_semantics)
+                                   cbmc_semantics=opts.cbmc_semantics, stats=tstats)
         except TeacherTimeout as e:
             notes.append(f"timeout while encoding bound {b}: {e}")
             break
@@ -170,7 +170,6 @@ def explain_program(program: Program, opts: ExplainOptions) -> ExplainResult:
             if time.perf_counter() > deadline:
                 notes.append(f"timeout after b={b}, bwl={bwl}")
                 break
-        _add_stats(tstats, teacher.stats)
         if converged or time.perf_counter() > deadline:
             break
     if final is None or final_teacher is None:
@@ -186,11 +185,6 @@ def explain_program(program: Program, opts: ExplainOptions) -> ExplainResult:
         dominating_letters(shown) if not shown.is_empty() else (),
         dominating_edges(shown) if not shown.is_empty() else (),
         doomed_states(shown) if not shown.is_empty() else frozenset(), notes)
-
-
-def _add_stats(total: TeacherStats, part: TeacherStats) -> None:
-    for k, v in part.__dict__.items():
-        setattr(total, k, getattr(total, k) + v)
 
 
 def _word_witnesses(teacher: ErrorTeacher, dfa: DFA, bwl: int, limit: int, notes: list[str]):

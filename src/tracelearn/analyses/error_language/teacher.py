@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import z3
 
 from ...ir.program import PROPERTY_KINDS
-from ...semantics.bmc import Encoding
+from ...semantics.bmc import Encoding, SolverStats
 from ...semantics.traces import extract
 from ...semantics.strategies.unwind import UnwindOptions
 from ...semantics.symbolic import SemanticsOptions
@@ -47,14 +47,24 @@ class TeacherStats:
     solver_members: int = 0  # answered by the solver
     batch_queries: int = 0
     conjectures: int = 0
-    solver_calls: int = 0
-    solver_time_s: float = 0.0
-    encode_time_s: float = 0.0
+    encode_time_s: float = 0.0  # the encoding and the teacher's own literals
     spurious_checked: int = 0  # accepted words verified at conjecture time
     accepted_check_cut: int = 0  # conjectures whose accepted words were too many to verify all
+    solver: SolverStats = field(default_factory=SolverStats)  # counted by the encoding itself
+
+    @property
+    def solver_calls(self) -> int:
+        return self.solver.calls
+
+    @property
+    def solver_time_s(self) -> float:
+        return self.solver.time_s
 
     def to_json(self) -> dict:
-        return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+        d = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in self.__dict__.items() if k != "solver"}
+        d["solver_calls"] = self.solver.calls
+        d["solver_time_s"] = round(self.solver.time_s, 4)
+        return d
 
 
 @dataclass
@@ -67,7 +77,10 @@ class Witness:
 class ErrorTeacher:
     def __init__(self, inst: Instrumented, bound: int, bwl: int, cfg: CFGOracle,
                  timeout_s: float = 600.0, loop_bounds: dict[str, int] | None = None,
-                 max_bwl: int | None = None, cbmc_semantics: bool = False) -> None:
+                 max_bwl: int | None = None, cbmc_semantics: bool = False,
+                 stats: TeacherStats | None = None) -> None:
+        """``stats``: where this teacher counts (shared by the teachers of every bound of
+        one analysis: the totals need no adding up)."""
         self.inst = inst
         self.progress: Callable[[], None] | None = None  # told before each solver call (a live display)
         self.bound = bound
@@ -77,7 +90,7 @@ class ErrorTeacher:
         self.final = inst.final
         self.alphabet: Word = inst.alphabet
         self.ids = {a: i for i, a in enumerate(self.alphabet)}
-        self.stats = TeacherStats()
+        self.stats = stats if stats is not None else TeacherStats()
         self.deadline = time.perf_counter() + timeout_s
         self.answers: dict[Word, bool] = {}  # solver answers at this bound
         self.witnesses: dict[Word, Witness] = {}
@@ -90,13 +103,10 @@ class ErrorTeacher:
             # edge at most k-1 times.
             sem_opts = SemanticsOptions(continue_kinds=frozenset(PROPERTY_KINDS), cut_props=frozenset(inst.targets))
             unwind = UnwindOptions(loop_bound_delta=-1)
-        self.enc = Encoding(inst.program, bound, loop_bounds, timeout_s, semantics=sem_opts, unwinding=unwind)
+        self.enc = Encoding(inst.program, bound, loop_bounds, timeout_s, semantics=sem_opts, unwinding=unwind,
+                            stats=self.stats.solver)
         self._build()
-        self.stats.encode_time_s = time.perf_counter() - t0
-        self.stats.solver_calls += self.enc.stats.calls
-        self.stats.solver_time_s += self.enc.stats.time_s
-        self.enc.stats.calls = 0
-        self.enc.stats.time_s = 0.0
+        self.stats.encode_time_s += time.perf_counter() - t0
 
     # ---------------------------------------------------------------- encoding
 
@@ -150,10 +160,7 @@ class ErrorTeacher:
         if self.progress is not None:
             self.progress()
         self.enc.set_timeout(max(0.001, self.deadline - time.perf_counter()))
-        r, model = self.enc.solve(None, assumptions, extra)
-        self.stats.solver_calls += 1
-        self.stats.solver_time_s += self.enc.stats.time_s
-        self.enc.stats.time_s = 0.0
+        r, model = self.enc.solve(None, assumptions, extra)  # counted in self.stats.solver
         if r == "unknown":
             raise TeacherTimeout(self.enc.solver.reason_unknown() or "solver gave up")
         return r, model
