@@ -38,6 +38,13 @@ def test_symbolic_semantics_covers_every_expression_and_statement(cls):
     assert hasattr(SymbolicSemantics, f"visit_{cls.__name__}")
 
 
+@pytest.mark.parametrize("cls", EXPRESSIONS + STATEMENTS + TERMINATORS)
+def test_interpreter_compiler_covers_every_node(cls):
+    from tracelearn.semantics.interpreter import _Compiler
+
+    assert hasattr(_Compiler, f"visit_{cls.__name__}")
+
+
 def test_every_ir_class_is_listed_here():
     """Lists above are complete: each dataclass of the IR modules with a ``loc`` (a
     statement or terminator) or deriving from the expression base is in them."""

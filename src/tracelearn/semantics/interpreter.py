@@ -24,6 +24,7 @@ from ..ir.values import round_f32
 from .inputs import InputRecord, InputSource
 from .layout import HEAP_BASE, STACK_BASE, Bump, layout_globals
 from .libspec import ARGV_STRING, MAX_ARGC, Infeasible
+from ..ir.visitor import IRVisitor
 from .library import LIBRARY
 from .native import NativeLibrary
 from .memory import FREE_NOT_HEAP, FREE_TWICE, LEAK_MESSAGE, Memory, library_property, MemObject, MemoryFault, decode, encode
@@ -426,7 +427,7 @@ def _zero(t: CType):
     return bytes(t.size)
 
 
-class _Compiler:
+class _Compiler(IRVisitor):
     """IR -> closures for one procedure."""
 
     def __init__(self, interp: Interpreter, cp: CProc) -> None:
@@ -437,43 +438,51 @@ class _Compiler:
     # --------------------------------------------------------- expressions
 
     def expr(self, e: Expr) -> Callable:
+        return self.visit(e)
+
+    def visit_Const(self, e: Const) -> Callable:
+        v = e.value if e.type.is_scalar() else bytes(e.type.size)
+        return lambda r: v
+
+    def visit_Reg(self, e: Reg) -> Callable:
         it = self.it
-        if isinstance(e, Const):
-            v = e.value if e.type.is_scalar() else bytes(e.type.size)
-            return lambda r: v
-        if isinstance(e, Reg):
-            if e.scope == "local":
-                i = self.cp.slots[e.name]
-                return lambda r: r[i]
-            gi = it.gslots[e.name]
-            return lambda r: it.G[gi]
-        if isinstance(e, AddrOf):
-            if e.scope == "local":
-                i = self.cp.slots[e.name]
-                return lambda r: r[i]
-            if e.scope == "function":
-                a = it.layout.functions[e.name]
-                return lambda r: a
-            a = it.layout.bases[e.name]
+        if e.scope == "local":
+            i = self.cp.slots[e.name]
+            return lambda r: r[i]
+        gi = it.gslots[e.name]
+        return lambda r: it.G[gi]
+
+    def visit_AddrOf(self, e: AddrOf) -> Callable:
+        it = self.it
+        if e.scope == "local":
+            i = self.cp.slots[e.name]
+            return lambda r: r[i]
+        if e.scope == "function":
+            a = it.layout.functions[e.name]
             return lambda r: a
-        if isinstance(e, Load):
-            return self.load(e.type, self.expr(e.addr), e)
-        if isinstance(e, Binary):
-            return self.binary(e)
-        if isinstance(e, Unary):
-            fa = self.expr(e.a)
-            t = e.type
-            op = e.op
-            if isinstance(t, FloatType):
-                return lambda r: -fa(r)
-            assert isinstance(t, IntType)
-            w = _wrapper(t)
-            if op == "neg":
-                return lambda r: w(-fa(r))
-            return lambda r: w(~fa(r))
-        if isinstance(e, Cast):
-            return self.cast(e)
-        raise TypeError(f"cannot compile {e!r}")
+        a = it.layout.bases[e.name]
+        return lambda r: a
+
+    def visit_Load(self, e: Load) -> Callable:
+        return self.load(e.type, self.expr(e.addr), e)
+
+    def visit_Binary(self, e: Binary) -> Callable:
+        return self.binary(e)
+
+    def visit_Unary(self, e: Unary) -> Callable:
+        fa = self.expr(e.a)
+        t = e.type
+        op = e.op
+        if isinstance(t, FloatType):
+            return lambda r: -fa(r)
+        assert isinstance(t, IntType)
+        w = _wrapper(t)
+        if op == "neg":
+            return lambda r: w(-fa(r))
+        return lambda r: w(~fa(r))
+
+    def visit_Cast(self, e: Cast) -> Callable:
+        return self.cast(e)
 
     def load(self, t: CType, fa: Callable, e: Expr) -> Callable:
         n = t.size
@@ -607,76 +616,100 @@ class _Compiler:
         return set_and_record
 
     def stmt(self, s) -> Callable | None:
+        return self.visit(s)
+
+    def visit_Assign(self, s: Assign) -> Callable | None:
         it = self.it
         self.cur_loc = s.loc
         loc = s.loc
-        if isinstance(s, Assign):
-            f = self.expr(s.rhs)
-            set_ = self.setter(s.lhs)
-            if it.opt.record_trace:
-                set_ = self.traced(set_, s.lhs, s.text, loc, s.hidden, False)
-            return lambda r: set_(r, f(r))
-        if isinstance(s, Nondet):
-            t = s.lhs.type
-            set_ = self.setter(s.lhs)
-            if it.opt.record_trace:
-                set_ = self.traced(set_, s.lhs, s.text, loc, False, True)
-            origin = s.origin
-            return lambda r: set_(r, it.inputs.next(t, origin, loc))
-        if isinstance(s, Assume):
-            f = self.expr(s.cond)
+        f = self.expr(s.rhs)
+        set_ = self.setter(s.lhs)
+        if it.opt.record_trace:
+            set_ = self.traced(set_, s.lhs, s.text, loc, s.hidden, False)
+        return lambda r: set_(r, f(r))
 
-            def assume(r):
-                if not f(r):
-                    raise _Infeasible(f"assumption at {loc} does not hold")
-            return assume
-        if isinstance(s, Assert):
-            f = self.expr(s.cond)
-            checked = s.kind in it.opt.checks
-            v = Violation(s.kind, s.prop_id, loc, s.msg)
+    def visit_Nondet(self, s: Nondet) -> Callable | None:
+        it = self.it
+        self.cur_loc = s.loc
+        loc = s.loc
+        t = s.lhs.type
+        set_ = self.setter(s.lhs)
+        if it.opt.record_trace:
+            set_ = self.traced(set_, s.lhs, s.text, loc, False, True)
+        origin = s.origin
+        return lambda r: set_(r, it.inputs.next(t, origin, loc))
 
-            def check(r):
-                if not f(r):
-                    if checked:
-                        raise _Violated(v)
-                    raise _Infeasible(f"unchecked {s.kind} at {loc}")
-            return check
-        if isinstance(s, Event):
-            letter = s.letter
-            return lambda r: it.events.append((letter, loc))
-        if isinstance(s, Alloc):
-            fsize = self.expr(s.size)
-            set_ = self.setter(s.lhs)
-            if it.opt.record_trace:
-                set_ = self.traced(set_, s.lhs, s.text, loc, True, False)
-            zeroed = s.zeroed
-            site = s.site
+    def visit_Assume(self, s: Assume) -> Callable | None:
+        self.cur_loc = s.loc
+        loc = s.loc
+        f = self.expr(s.cond)
 
-            def alloc(r):
-                size = fsize(r)
-                base = it.heap_alloc.alloc(size)
-                if zeroed:
-                    data = bytearray(size)
-                else:
-                    data = bytearray(it.inputs.next(ArrayType(IntType(8, False), size), f"malloc at {site}", loc)) if size else bytearray()
-                obj = MemObject(base, size, data, f"heap block from {site}", "heap", site=loc)
-                it.mem.add(obj)
-                it.heap[base] = obj
-                set_(r, base)
-            return alloc
-        if isinstance(s, Free):
-            fp = self.expr(s.ptr)
+        def assume(r):
+            if not f(r):
+                raise _Infeasible(f"assumption at {loc} does not hold")
+        return assume
 
-            def free(r):
-                p = fp(r)
-                if p == 0:
-                    return
-                obj = it.heap.get(p)
-                if obj is None or not obj.alive:
-                    it.fault(MemoryFault(FREE_TWICE if obj is not None else FREE_NOT_HEAP), loc, "free")
-                obj.alive = False
-            return free
-        raise TypeError(f"cannot compile statement {s!r}")
+    def visit_Assert(self, s: Assert) -> Callable | None:
+        it = self.it
+        self.cur_loc = s.loc
+        loc = s.loc
+        f = self.expr(s.cond)
+        checked = s.kind in it.opt.checks
+        v = Violation(s.kind, s.prop_id, loc, s.msg)
+
+        def check(r):
+            if not f(r):
+                if checked:
+                    raise _Violated(v)
+                raise _Infeasible(f"unchecked {s.kind} at {loc}")
+        return check
+
+    def visit_Event(self, s: Event) -> Callable | None:
+        it = self.it
+        self.cur_loc = s.loc
+        loc = s.loc
+        letter = s.letter
+        return lambda r: it.events.append((letter, loc))
+
+    def visit_Alloc(self, s: Alloc) -> Callable | None:
+        it = self.it
+        self.cur_loc = s.loc
+        loc = s.loc
+        fsize = self.expr(s.size)
+        set_ = self.setter(s.lhs)
+        if it.opt.record_trace:
+            set_ = self.traced(set_, s.lhs, s.text, loc, True, False)
+        zeroed = s.zeroed
+        site = s.site
+
+        def alloc(r):
+            size = fsize(r)
+            base = it.heap_alloc.alloc(size)
+            if zeroed:
+                data = bytearray(size)
+            else:
+                data = bytearray(it.inputs.next(ArrayType(IntType(8, False), size), f"malloc at {site}", loc)) if size else bytearray()
+            obj = MemObject(base, size, data, f"heap block from {site}", "heap", site=loc)
+            it.mem.add(obj)
+            it.heap[base] = obj
+            set_(r, base)
+        return alloc
+
+    def visit_Free(self, s: Free) -> Callable | None:
+        it = self.it
+        self.cur_loc = s.loc
+        loc = s.loc
+        fp = self.expr(s.ptr)
+
+        def free(r):
+            p = fp(r)
+            if p == 0:
+                return
+            obj = it.heap.get(p)
+            if obj is None or not obj.alive:
+                it.fault(MemoryFault(FREE_TWICE if obj is not None else FREE_NOT_HEAP), loc, "free")
+            obj.alive = False
+        return free
 
     def call(self, s: Call) -> CCall:
         self.cur_loc = s.loc
@@ -690,45 +723,52 @@ class _Compiler:
         return CCall(s.callee, target, args, set_, s)
 
     def term(self, t) -> Callable:
+        return self.visit(t)
+
+    def visit_Goto(self, t: Goto) -> Callable:
+        self.cur_loc = t.loc
+        nb = t.target
+        return lambda r: nb
+
+    def visit_Branch(self, t: Branch) -> Callable:
         it = self.it
         self.cur_loc = t.loc
-        if isinstance(t, Goto):
-            nb = t.target
-            return lambda r: nb
-        if isinstance(t, Branch):
-            f = self.expr(t.cond)
-            a, b = t.then, t.else_
-            if it.opt.record_decisions:
-                did = t.decision_id
+        f = self.expr(t.cond)
+        a, b = t.then, t.else_
+        if it.opt.record_decisions:
+            did = t.decision_id
 
-                def branch_rec(r):
-                    c = bool(f(r))
-                    it.decisions.append((did, c))
-                    return a if c else b
-                return branch_rec
-            return lambda r: a if f(r) else b
-        if isinstance(t, Return):
-            if t.value is None:
-                def ret_void(r):
-                    return -1
-                return ret_void
-            f = self.expr(t.value)
+            def branch_rec(r):
+                c = bool(f(r))
+                it.decisions.append((did, c))
+                return a if c else b
+            return branch_rec
+        return lambda r: a if f(r) else b
 
-            def ret(r):
-                r[RET] = f(r)
+    def visit_Return(self, t: Return) -> Callable:
+        self.cur_loc = t.loc
+        if t.value is None:
+            def ret_void(r):
                 return -1
-            return ret
-        if isinstance(t, Exit):
-            if t.kind == "abort":
-                def abort(r):
-                    raise _Exit(None)
-                return abort
-            f = self.expr(t.code) if t.code is not None else (lambda r: 0)
+            return ret_void
+        f = self.expr(t.value)
 
-            def exit_(r):
-                raise _Exit(f(r))
-            return exit_
-        raise TypeError(f"cannot compile terminator {t!r}")
+        def ret(r):
+            r[RET] = f(r)
+            return -1
+        return ret
+
+    def visit_Exit(self, t: Exit) -> Callable:
+        self.cur_loc = t.loc
+        if t.kind == "abort":
+            def abort(r):
+                raise _Exit(None)
+            return abort
+        f = self.expr(t.code) if t.code is not None else (lambda r: 0)
+
+        def exit_(r):
+            raise _Exit(f(r))
+        return exit_
 
 
 def _wrapper(t: CType) -> Callable[[int], int]:
