@@ -616,11 +616,11 @@ class _Compiler(IRVisitor):
         return set_and_record
 
     def stmt(self, s) -> Callable | None:
+        self.cur_loc = s.loc
         return self.visit(s)
 
     def visit_Assign(self, s: Assign) -> Callable | None:
         it = self.it
-        self.cur_loc = s.loc
         loc = s.loc
         f = self.expr(s.rhs)
         set_ = self.setter(s.lhs)
@@ -630,7 +630,6 @@ class _Compiler(IRVisitor):
 
     def visit_Nondet(self, s: Nondet) -> Callable | None:
         it = self.it
-        self.cur_loc = s.loc
         loc = s.loc
         t = s.lhs.type
         set_ = self.setter(s.lhs)
@@ -640,7 +639,6 @@ class _Compiler(IRVisitor):
         return lambda r: set_(r, it.inputs.next(t, origin, loc))
 
     def visit_Assume(self, s: Assume) -> Callable | None:
-        self.cur_loc = s.loc
         loc = s.loc
         f = self.expr(s.cond)
 
@@ -651,7 +649,6 @@ class _Compiler(IRVisitor):
 
     def visit_Assert(self, s: Assert) -> Callable | None:
         it = self.it
-        self.cur_loc = s.loc
         loc = s.loc
         f = self.expr(s.cond)
         checked = s.kind in it.opt.checks
@@ -666,14 +663,12 @@ class _Compiler(IRVisitor):
 
     def visit_Event(self, s: Event) -> Callable | None:
         it = self.it
-        self.cur_loc = s.loc
         loc = s.loc
         letter = s.letter
         return lambda r: it.events.append((letter, loc))
 
     def visit_Alloc(self, s: Alloc) -> Callable | None:
         it = self.it
-        self.cur_loc = s.loc
         loc = s.loc
         fsize = self.expr(s.size)
         set_ = self.setter(s.lhs)
@@ -697,7 +692,6 @@ class _Compiler(IRVisitor):
 
     def visit_Free(self, s: Free) -> Callable | None:
         it = self.it
-        self.cur_loc = s.loc
         loc = s.loc
         fp = self.expr(s.ptr)
 
@@ -723,16 +717,15 @@ class _Compiler(IRVisitor):
         return CCall(s.callee, target, args, set_, s)
 
     def term(self, t) -> Callable:
+        self.cur_loc = t.loc
         return self.visit(t)
 
     def visit_Goto(self, t: Goto) -> Callable:
-        self.cur_loc = t.loc
         nb = t.target
         return lambda r: nb
 
     def visit_Branch(self, t: Branch) -> Callable:
         it = self.it
-        self.cur_loc = t.loc
         f = self.expr(t.cond)
         a, b = t.then, t.else_
         if it.opt.record_decisions:
@@ -746,7 +739,6 @@ class _Compiler(IRVisitor):
         return lambda r: a if f(r) else b
 
     def visit_Return(self, t: Return) -> Callable:
-        self.cur_loc = t.loc
         if t.value is None:
             def ret_void(r):
                 return -1
@@ -759,7 +751,6 @@ class _Compiler(IRVisitor):
         return ret
 
     def visit_Exit(self, t: Exit) -> Callable:
-        self.cur_loc = t.loc
         if t.kind == "abort":
             def abort(r):
                 raise _Exit(None)
