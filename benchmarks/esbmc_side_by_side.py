@@ -65,7 +65,8 @@ def run_esbmc(esbmc: str, mode: str, path: Path, timeout: float) -> tuple[str, f
         return "false", dt
     if "VERIFICATION SUCCESSFUL" in out:
         return "true", dt
-    return "unknown", dt
+    last = [line for line in out.splitlines() if line.strip()][-1:] or [f"exit {p.returncode}"]
+    return f"unknown ({last[0].strip()[:50]})", dt
 
 
 def main() -> int:
