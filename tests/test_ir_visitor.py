@@ -9,7 +9,7 @@ from tracelearn.ir import expr as E
 from tracelearn.ir import program as P
 from tracelearn.ir.printer import _Text
 from tracelearn.ir.types import IntType
-from tracelearn.ir.visitor import IRVisitor
+from tracelearn.ir.visitor import IRVisitor, MissingCase
 from tracelearn.semantics.symbolic import SymbolicSemantics
 
 EXPRESSIONS = [E.Const, E.Reg, E.AddrOf, E.Load, E.Unary, E.Binary, E.Cast]
@@ -24,7 +24,7 @@ def test_missing_case_fails_loudly():
 
     v = OnlyConst()
     assert v.visit(E.Const(IntType(32, True), 7)) == 7
-    with pytest.raises(NotImplementedError, match="OnlyConst has no case for IR node Reg"):
+    with pytest.raises(MissingCase, match="OnlyConst has no case for IR node Reg"):
         v.visit(E.Reg("x", IntType(32, True), "local"))
 
 

@@ -1,6 +1,6 @@
 """One way to walk the IR: ``visit(node)`` calls ``visit_<ClassName>(node, ...)``.
 
-A node class without its method fails loudly (``NotImplementedError`` naming the
+A node class without its method fails loudly (``MissingCase`` naming the
 visitor and the class), so adding a statement, terminator or expression kind to the
 IR shows at once every engine that has not learned it yet, instead of a silent
 fall-through. pycparser's ``NodeVisitor`` is the model; the dispatch is cached per
@@ -10,6 +10,11 @@ class (engines visit millions of nodes).
 from __future__ import annotations
 
 from typing import Any, Callable
+
+
+class MissingCase(TypeError):
+    """A visitor met an IR node kind it has no ``visit_`` method for (a bug of the
+    engine, never of the user's program)."""
 
 
 class IRVisitor:
@@ -32,11 +37,11 @@ class IRVisitor:
         return getattr(self, name)(node, *args)
 
     def missing(self, node: Any, *args: Any) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} has no case for IR node {type(node).__name__}: {node!r}")
+        raise MissingCase(f"{type(self).__name__} has no case for IR node {type(node).__name__}: {node!r}")
 
     def method(self, node_type: type) -> Callable[..., Any]:
         """The bound method for ``node_type`` (for compilers that look it up once)."""
         name = "visit_" + node_type.__name__
         if not hasattr(self, name):
-            raise NotImplementedError(f"{type(self).__name__} has no case for IR node {node_type.__name__}")
+            raise MissingCase(f"{type(self).__name__} has no case for IR node {node_type.__name__}")
         return getattr(self, name)
