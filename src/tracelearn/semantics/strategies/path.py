@@ -73,9 +73,10 @@ class PathPoint:
 class PathEnd:
     """How a path ended. ``status``: ``exit`` (the program ended), ``word`` (the
     decisions asked for were made), ``stopped`` (``stop`` held before a statement:
-    ``point`` is there), ``infeasible``, ``limit`` (a decision or statement bound),
-    ``unknown`` (the solver could not decide) or ``cut`` (a library model's unwinding
-    bound or an unsupported construct cut the path)."""
+    ``point`` is there), ``infeasible``, ``limit`` (a decision or statement bound) or
+    ``unknown`` (the solver could not decide). A library model's unwinding bound or an
+    unsupported construct met on the way shows in the target (``eq.unwinding_hit``,
+    ``eq.unsupported``), not in the status."""
 
     status: str
     decisions: tuple[bool, ...]
