@@ -454,13 +454,18 @@ def test_progress_line_only_on_a_terminal(tmp_path):
     assert "quiet" not in tty.getvalue()
 
 
+def _witness_assumptions(tmp_path, path: str, bound: str) -> list[dict]:
+    """The assumption waypoints of the violation witness `check` writes for ``path``."""
+    wit = tmp_path / "s.yml"
+    subprocess.run(TL + ["check", path, "--bound", bound, "--witness", str(wit)], capture_output=True, timeout=120)
+    seq = yaml.safe_load(wit.read_text())[0]["content"]
+    return [s["segment"][0]["waypoint"] for s in seq if s["segment"][0]["waypoint"]["type"] == "assumption"]
+
+
 def test_witness_states_argv(tmp_path):
     path = write(tmp_path, "s.c", "#include <string.h>\nint main(int argc, char **argv){ char b[4]; "
                  "if (argc > 1) strcpy(b, argv[1]); return 0; }\n")
-    wit = tmp_path / "s.yml"
-    subprocess.run(TL + ["check", path, "--bound", "6", "--witness", str(wit)], capture_output=True, timeout=120)
-    seq = yaml.safe_load(wit.read_text())[0]["content"]
-    assumptions = [s["segment"][0]["waypoint"] for s in seq if s["segment"][0]["waypoint"]["type"] == "assumption"]
+    assumptions = _witness_assumptions(tmp_path, path, "6")
     assert len(assumptions) == 1
     value = assumptions[0]["constraint"]["value"]
     assert value.startswith("argc == ") and "argv[1][" in value and "argv[0]" not in value
@@ -469,10 +474,7 @@ def test_witness_states_argv(tmp_path):
 def test_witness_states_scanf_inputs(tmp_path):
     path = write(tmp_path, "s.c", '#include <stdio.h>\n#include <assert.h>\nint main(void){ int k, j;\n'
                  '  if (scanf("%d %d", &k, &j) != 2) return 0;\n  assert(k + j != 42);\n  return 0; }\n')
-    wit = tmp_path / "s.yml"
-    subprocess.run(TL + ["check", path, "--bound", "2", "--witness", str(wit)], capture_output=True, timeout=120)
-    seq = yaml.safe_load(wit.read_text())[0]["content"]
-    a = [s["segment"][0]["waypoint"] for s in seq if s["segment"][0]["waypoint"]["type"] == "assumption"]
+    a = _witness_assumptions(tmp_path, path, "2")
     assert len(a) == 1 and a[0]["location"]["line"] == 5
     k, j = (int(part.split("==")[1]) for part in a[0]["constraint"]["value"].split("&&"))
     assert (k + j) & 0xFFFFFFFF == 42
