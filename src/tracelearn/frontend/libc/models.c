@@ -103,7 +103,7 @@ long strtol(const char *nptr, char **endptr, int base) {
     else if (base == 0 && s[0] == '0') base = 8;
     else if (base == 0) base = 10;
     for (;; s++) {
-        int d;
+        int d = 0;  /* initialized: an indeterminate value would be drawn as an input */
         if (isdigit(*s)) d = *s - '0';
         else if (islower(*s)) d = *s - 'a' + 10;
         else if (isupper(*s)) d = *s - 'A' + 10;
