@@ -40,7 +40,7 @@ def test_symbolic_semantics_covers_every_expression_and_statement(cls):
 
 @pytest.mark.parametrize("cls", EXPRESSIONS + STATEMENTS + TERMINATORS)
 def test_interpreter_compiler_covers_every_node(cls):
-    from tracelearn.semantics.interpreter import _Compiler
+    from tracelearn.semantics.compiler import _Compiler
 
     assert hasattr(_Compiler, f"visit_{cls.__name__}")
 
