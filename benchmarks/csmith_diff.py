@@ -328,6 +328,10 @@ def main() -> int:
     p.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--work", default=None, help=argparse.SUPPRESS)
     a = p.parse_args()
+    missing = [tool for tool in ("csmith", "gcc") if shutil.which(tool) is None]
+    if missing:
+        print(f"csmith_diff: {', '.join(missing)} not found on PATH (Debian: apt-get install csmith gcc)", file=sys.stderr)
+        return 2
 
     if a.one is not None:
         sys.setrecursionlimit(20000)
