@@ -329,8 +329,11 @@ def main() -> int:
     p.add_argument("--work", default=None, help=argparse.SUPPRESS)
     a = p.parse_args()
     missing = [tool for tool in ("csmith", "gcc") if shutil.which(tool) is None]
+    if not Path(CSMITH_INCLUDE, "csmith.h").exists():
+        missing.append(f"{CSMITH_INCLUDE}/csmith.h")
     if missing:
-        print(f"csmith_diff: {', '.join(missing)} not found on PATH (Debian: apt-get install csmith gcc)", file=sys.stderr)
+        print(f"csmith_diff: {', '.join(missing)} not found (Debian: apt-get install csmith libcsmith-dev gcc)",
+              file=sys.stderr)
         return 2
 
     if a.one is not None:
