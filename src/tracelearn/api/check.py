@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from ..analyses.counterexample import CexAnalysis, CexOptions, analyze
-from ..cli.deadline import CommandTimeout, watchdog
-from ..cli.options import parse_checks, parse_loop_bounds
+from .deadline import CommandTimeout, watchdog
+from .options import parse_checks, parse_loop_bounds
 from ..errors import OptionError
 from ..frontend.lower import DEFAULT_CHECKS, load_program
 from ..ir.program import Program

@@ -11,7 +11,7 @@ from ..report.playback import write_playback
 from ..report.sarif import sarif_document
 from ..report.trace_text import counterexample_text, reproduce_command
 from ..report.witness import specification, witness_yaml
-from .options import add_frontend_options, parse_checks, parse_defines, positive, seconds
+from ..api.options import add_frontend_options, parse_checks, parse_defines, positive, seconds
 from .outputs import preflight, write_output
 from .progress import Progress
 

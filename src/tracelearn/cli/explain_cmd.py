@@ -3,59 +3,19 @@
 
 from __future__ import annotations
 
-import copy
 import sys
-import time
-from pathlib import Path
 
-from ..analyses.error_language.alphabet import AlphabetSpec, read_letters
-from ..analyses.error_language.driver import ExplainOptions, ExplainResult, explain_program
+from ..analyses.error_language.driver import ExplainResult
+from ..api.explain import learn_file
+from ..api.options import add_alphabet_options, add_frontend_options, options_json
 from ..automata.dot import to_dot
-from ..errors import OptionError, TracelearnError
-from ..frontend.lower import load_program
+from ..errors import OptionError
 from ..report.automaton_doc import explain_document
 from ..report.html_report import html_report
+from ..report.jsonout import dumps as json_text
 from ..report.svg_layout import dot_svg, graphviz_available
-from .deadline import CommandTimeout, watchdog
 from .outputs import preflight, write_output
 from .progress import Progress
-from .options import add_frontend_options, parse_defines, parse_loop_bounds, positive, seconds
-from ..report.jsonout import dumps as json_text
-
-LEARNERS = ["lstar", "lstar-mp", "kv", "lsharp"]
-
-
-def add_alphabet_options(p) -> None:
-    g = p.add_argument_group("alphabet and target")
-    g.add_argument("--letters", metavar="F,G,...|FILE",
-                   help="letters: entries of these functions (a list, or a file with one name per line)")
-    g.add_argument("--alphabet", choices=["functions", "branches", "both", "none"], default="functions",
-                   help="automatic letters: every function's entry (pv's --auto, default), every branch, both, "
-                        "or none (only __tl_event/Learn events)")
-    g.add_argument("--assertion", metavar="[FILE:]LINE", help="the assertion to explain (default: _Learn_assert, "
-                                                              "else every assertion and error call)")
-    g.add_argument("--target", metavar="KIND[,KIND]",
-                   help="the failures the final letter stands for: assertion, error-call, bounds, pointer, "
-                        "div-by-zero (default: the assertions and error calls; in a program with none, its "
-                        "runtime errors: bounds,pointer,div-by-zero)")
-    g.add_argument("--program", nargs="?", const="main", metavar="FUNCTION",
-                   help="program explanation: the language of all paths reaching the end of FUNCTION (main)")
-    b = p.add_argument_group("bounds and learning")
-    b.add_argument("--bound", type=positive, help="loop/recursion bound b (default: 1..--bmax)")
-    b.add_argument("--max-word-length", type=positive, dest="bwl",
-                   help="bound bwl on the word length, the final letter included "
-                        "(default: shortest CFG path .. --bwl-max)")
-    b.add_argument("--bmax", type=positive, default=4, help="largest b of the automatic search (default 4)")
-    b.add_argument("--bwl-max", type=positive, default=12, help="largest bwl of the automatic search (default 12)")
-    b.add_argument("--unwind-loop", action="append", metavar="[FILE:]LINE=N", help="bound of one loop")
-    b.add_argument("--learner", choices=LEARNERS, default="lstar", help="learning algorithm (default lstar)")
-    b.add_argument("--lazy", action="store_true", default=True, help="lazy learning (default)")
-    b.add_argument("--no-lazy", action="store_false", dest="lazy", help="ask every membership query")
-    b.add_argument("--timeout", type=seconds, default=600.0, help="seconds (default 600)")
-    b.add_argument("--semantics", choices=["c", "cbmc"], default="c",
-                   help="c (default): a run ends at a failed check; cbmc: as pv's CBMC setup, runs go on "
-                        "past failed runtime checks with arbitrary values (words need not be real runs) and "
-                        "b counts as CBMC's --unwind (b-1 back edges)")
 
 
 def add_parser(sub) -> None:
@@ -72,60 +32,6 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def explain_options(args) -> ExplainOptions:
-    if args.letters:
-        functions: str | list[str] = read_letters(args.letters)
-        branches = args.alphabet in ("branches", "both")
-    else:
-        functions = "auto" if args.alphabet in ("functions", "both") else "none"
-        branches = args.alphabet in ("branches", "both")
-    if args.program and args.assertion:
-        raise OptionError("--program and --assertion exclude each other")
-    if args.program and getattr(args, "target", None):
-        raise OptionError("--program and --target exclude each other")
-    spec = AlphabetSpec(functions, branches, args.assertion, args.program is not None, args.program or "main",
-                        parse_targets(getattr(args, "target", None)))
-    return ExplainOptions(spec, args.bound, args.bwl, args.bmax, args.bwl_max, args.learner, args.lazy,
-                          args.timeout, loop_bounds=parse_loop_bounds(args.unwind_loop),
-                          cbmc_semantics=getattr(args, "semantics", "c") == "cbmc")
-
-
-def parse_targets(text: str | None) -> frozenset[str] | None:
-    if not text:
-        return None
-    kinds = frozenset(k.strip() for k in text.split(",") if k.strip())
-    bad = kinds - {"assertion", "error-call", "bounds", "pointer", "div-by-zero"}
-    if bad or not kinds:
-        raise OptionError(f"--target: unknown check {', '.join(sorted(bad)) or text!r} "
-                          f"(choose from assertion, error-call, bounds, pointer, div-by-zero)")
-    return kinds
-
-
-def options_json(args) -> dict:
-    keys = ["letters", "alphabet", "assertion", "target", "program", "bound", "bwl", "bmax", "bwl_max", "learner", "lazy",
-            "semantics",
-            "data_model", "entry", "include", "define", "unwind_loop"]
-    return {k: getattr(args, k, None) for k in keys}
-
-
-def learn_file(args, file: str) -> tuple[ExplainResult, object]:
-    t0 = time.perf_counter()
-    try:  # learning watches its deadline itself; loading a file does not
-        with watchdog(args.timeout):
-            program = load_program(file, args.data_model.upper(), args.include, parse_defines(args.define),
-                                   entry=args.entry)
-    except CommandTimeout:
-        raise TracelearnError(f"{file}: the time limit ({args.timeout:g} s) ran out while loading the program") from None
-    args = copy.copy(args)
-    args.timeout = max(0.001, args.timeout - (time.perf_counter() - t0))
-    for w in program.warnings:
-        print(f"warning: {w}", file=sys.stderr)
-    opts = explain_options(args)
-    with Progress(enabled=not getattr(args, "quiet", False)) as progress:
-        opts.progress = lambda text: progress.update(f"{Path(file).name}: {text}")
-        return explain_program(program, opts), program
-
-
 def check_outputs(args, inputs: list[str]) -> None:
     """Output paths and Graphviz, before minutes of learning (never lose a result)."""
     for opt in ("dot", "svg", "html"):
@@ -136,7 +42,8 @@ def check_outputs(args, inputs: list[str]) -> None:
 
 def run(args) -> int:
     check_outputs(args, [args.file])
-    result, _ = learn_file(args, args.file)
+    with Progress(enabled=not args.quiet) as progress:
+        result, _ = learn_file(args, args.file, progress=progress.update)
     doc = explain_document(result, args.file, options_json(args))
     write_outputs(args, result, doc)
     if args.json:

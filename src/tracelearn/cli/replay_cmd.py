@@ -11,8 +11,7 @@ from ..errors import OptionError
 from ..frontend.lower import load_program
 from ..semantics.inputs import InputSource
 from ..semantics.interpreter import Interpreter, InterpOptions
-from .explain_cmd import explain_options
-from .options import parse_defines
+from ..api.options import explain_options, parse_defines
 
 
 def add_parser(sub) -> None:

@@ -8,7 +8,7 @@ from ..errors import OptionError
 from ..frontend.lower import DEFAULT_CHECKS, load_program
 from ..semantics.inputs import InputSource
 from ..semantics.interpreter import Interpreter, InterpOptions
-from .options import add_frontend_options, parse_checks, parse_defines, positive
+from ..api.options import add_frontend_options, parse_checks, parse_defines, positive
 
 
 def add_parser(sub) -> None:

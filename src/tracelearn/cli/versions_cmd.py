@@ -4,11 +4,10 @@ compared (program explanation by default: all runs of main to its end)."""
 from __future__ import annotations
 
 
-from ..analyses.error_language.versions import diff, merge_check
-from ..report.automaton_doc import automaton_json
-from .explain_cmd import add_alphabet_options, learn_file, options_json
-from .options import add_frontend_options
+from ..api.explain import diff_learned, merge_learned, versions_document
+from ..api.options import add_alphabet_options, add_frontend_options
 from ..report.jsonout import dumps as json_text
+from .progress import Progress
 
 
 def add_parsers(sub) -> None:
@@ -35,38 +34,6 @@ def _common(p) -> None:
     add_frontend_options(p)
 
 
-def _learn_all(args, files: list[str]):
-    if not args.error and args.program is None:
-        args.program = "main"
-    out = []
-    for f in files:
-        r, _ = learn_file(args, f)
-        out.append((f, r))
-    return out
-
-
-def versions_document(args, command: str, learned, diffs) -> dict:
-    return {
-        "schema_version": "1.0", "command": command, "options": options_json(args),
-        "inputs": [{"file": f, "bounds": {"b": r.b, "bwl": r.bwl}, "automaton": automaton_json(r.automaton)}
-                   for f, r in learned],
-        "differences": [{"name": d.name, "description": d.description, "empty": d.empty,
-                         "automaton": automaton_json(d.dfa),
-                         "shortest_word": list(d.dfa.shortest_word() or [])} for d in diffs],
-    }
-
-
-def diff_learned(args):
-    learned = _learn_all(args, [args.old, args.new])
-    return learned, diff(learned[0][1].dfa, learned[1][1].dfa)
-
-
-def merge_learned(args):
-    learned = _learn_all(args, [args.base, args.a, args.b, args.merged])
-    base, a, b, m = (r.dfa for _, r in learned)
-    return learned, merge_check(base, a, b, m)
-
-
 def _report(args, command: str, learned, diffs) -> int:
     if args.json:
         print(json_text(versions_document(args, command, learned, diffs), indent=2))
@@ -84,8 +51,12 @@ def _report(args, command: str, learned, diffs) -> int:
 
 
 def run_diff(args) -> int:
-    return _report(args, "diff", *diff_learned(args))
+    with Progress(enabled=not args.quiet) as progress:
+        learned = diff_learned(args, progress.update)
+    return _report(args, "diff", *learned)
 
 
 def run_merge(args) -> int:
-    return _report(args, "merge", *merge_learned(args))
+    with Progress(enabled=not args.quiet) as progress:
+        learned = merge_learned(args, progress.update)
+    return _report(args, "merge", *learned)

@@ -1,0 +1,159 @@
+"""The commands' options: their declarations (one source of defaults for the CLI and
+the Python API) and the parsing of option values into what the analyses take."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from ..analyses.error_language.alphabet import AlphabetSpec, read_letters
+from ..analyses.error_language.driver import ExplainOptions
+from ..errors import OptionError
+from ..semantics.runs import ALL_CHECKS
+
+# The checks `check` knows. The default set is today's runtime checks; `overflow`,
+# `shift` and `memleak` are asked for by name (or `all`), as CBMC's options.
+CHECK_NAMES = ("assertion", "error-call", "bounds", "pointer", "div-by-zero", "overflow", "shift", "memleak")
+DEFAULT_CHECKS = ALL_CHECKS
+
+
+def parse_checks(text: str | None) -> frozenset[str]:
+    if text is None or text.strip() == "default":
+        return DEFAULT_CHECKS
+    if text.strip() == "all":
+        return frozenset(CHECK_NAMES)
+    out = set()
+    for part in text.split(","):
+        p = part.strip()
+        if p == "assertions":
+            out |= {"assertion", "error-call"}
+        elif p == "default":
+            out |= DEFAULT_CHECKS
+        elif p in CHECK_NAMES:
+            out.add(p)
+        elif p:
+            raise OptionError(f"unknown check '{p}' (choose from {', '.join(CHECK_NAMES)}, assertions, default, all)")
+    if not out:
+        raise OptionError("--checks names no check (give e.g. 'assertion' or 'default')")
+    return frozenset(out)
+
+
+def parse_loop_bounds(items: list[str] | None) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for item in items or []:
+        loc, sep, n = item.rpartition("=")
+        if not sep or not loc or not n.isdigit() or not loc.rpartition(":")[2].isdigit():
+            raise OptionError(f"bad --unwind-loop '{item}' (expected LINE=N or FILE:LINE=N)")
+        out[loc] = int(n)
+    return out
+
+
+def parse_defines(items: list[str] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items or []:
+        k, _, v = item.partition("=")
+        out[k] = v or "1"
+    return out
+
+
+def positive(text: str) -> int:
+    """An integer >= 1 (bounds, lengths, step limits: 0 means nothing to do)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' must be >= 1")
+    return v
+
+
+def seconds(text: str) -> float:
+    """A finite number of seconds > 0 (`nan` and `inf` are refused, not crashed on)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of seconds") from None
+    if not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"'{text}' must be a finite number of seconds > 0")
+    return v
+
+
+def add_frontend_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data-model", default="LP64", choices=["ILP32", "LP64", "ilp32", "lp64"],
+                   help="integer and pointer widths (default LP64)")
+    p.add_argument("-I", dest="include", action="append", metavar="DIR", help="add an include directory")
+    p.add_argument("-D", dest="define", action="append", metavar="NAME[=VALUE]", help="define a macro")
+    p.add_argument("--entry", default="main", metavar="FUNCTION",
+                   help="entry function (default main; other entries get nondeterministic arguments)")
+
+
+LEARNERS = ["lstar", "lstar-mp", "kv", "lsharp"]
+
+
+def add_alphabet_options(p) -> None:
+    g = p.add_argument_group("alphabet and target")
+    g.add_argument("--letters", metavar="F,G,...|FILE",
+                   help="letters: entries of these functions (a list, or a file with one name per line)")
+    g.add_argument("--alphabet", choices=["functions", "branches", "both", "none"], default="functions",
+                   help="automatic letters: every function's entry (pv's --auto, default), every branch, both, "
+                        "or none (only __tl_event/Learn events)")
+    g.add_argument("--assertion", metavar="[FILE:]LINE", help="the assertion to explain (default: _Learn_assert, "
+                                                              "else every assertion and error call)")
+    g.add_argument("--target", metavar="KIND[,KIND]",
+                   help="the failures the final letter stands for: assertion, error-call, bounds, pointer, "
+                        "div-by-zero (default: the assertions and error calls; in a program with none, its "
+                        "runtime errors: bounds,pointer,div-by-zero)")
+    g.add_argument("--program", nargs="?", const="main", metavar="FUNCTION",
+                   help="program explanation: the language of all paths reaching the end of FUNCTION (main)")
+    b = p.add_argument_group("bounds and learning")
+    b.add_argument("--bound", type=positive, help="loop/recursion bound b (default: 1..--bmax)")
+    b.add_argument("--max-word-length", type=positive, dest="bwl",
+                   help="bound bwl on the word length, the final letter included "
+                        "(default: shortest CFG path .. --bwl-max)")
+    b.add_argument("--bmax", type=positive, default=4, help="largest b of the automatic search (default 4)")
+    b.add_argument("--bwl-max", type=positive, default=12, help="largest bwl of the automatic search (default 12)")
+    b.add_argument("--unwind-loop", action="append", metavar="[FILE:]LINE=N", help="bound of one loop")
+    b.add_argument("--learner", choices=LEARNERS, default="lstar", help="learning algorithm (default lstar)")
+    b.add_argument("--lazy", action="store_true", default=True, help="lazy learning (default)")
+    b.add_argument("--no-lazy", action="store_false", dest="lazy", help="ask every membership query")
+    b.add_argument("--timeout", type=seconds, default=600.0, help="seconds (default 600)")
+    b.add_argument("--semantics", choices=["c", "cbmc"], default="c",
+                   help="c (default): a run ends at a failed check; cbmc: as pv's CBMC setup, runs go on "
+                        "past failed runtime checks with arbitrary values (words need not be real runs) and "
+                        "b counts as CBMC's --unwind (b-1 back edges)")
+
+
+def explain_options(args) -> ExplainOptions:
+    if args.letters:
+        functions: str | list[str] = read_letters(args.letters)
+        branches = args.alphabet in ("branches", "both")
+    else:
+        functions = "auto" if args.alphabet in ("functions", "both") else "none"
+        branches = args.alphabet in ("branches", "both")
+    if args.program and args.assertion:
+        raise OptionError("--program and --assertion exclude each other")
+    if args.program and getattr(args, "target", None):
+        raise OptionError("--program and --target exclude each other")
+    spec = AlphabetSpec(functions, branches, args.assertion, args.program is not None, args.program or "main",
+                        parse_targets(getattr(args, "target", None)))
+    return ExplainOptions(spec, args.bound, args.bwl, args.bmax, args.bwl_max, args.learner, args.lazy,
+                          args.timeout, loop_bounds=parse_loop_bounds(args.unwind_loop),
+                          cbmc_semantics=getattr(args, "semantics", "c") == "cbmc")
+
+
+def parse_targets(text: str | None) -> frozenset[str] | None:
+    if not text:
+        return None
+    kinds = frozenset(k.strip() for k in text.split(",") if k.strip())
+    bad = kinds - {"assertion", "error-call", "bounds", "pointer", "div-by-zero"}
+    if bad or not kinds:
+        raise OptionError(f"--target: unknown check {', '.join(sorted(bad)) or text!r} "
+                          f"(choose from assertion, error-call, bounds, pointer, div-by-zero)")
+    return kinds
+
+
+def options_json(args) -> dict:
+    keys = ["letters", "alphabet", "assertion", "target", "program", "bound", "bwl", "bmax", "bwl_max", "learner", "lazy",
+            "semantics",
+            "data_model", "entry", "include", "define", "unwind_loop"]
+    return {k: getattr(args, k, None) for k in keys}
