@@ -55,3 +55,10 @@ def test_every_ir_class_is_listed_here():
     exprs = {c for c in vars(E).values() if isinstance(c, type) and c.__module__ == E.__name__
              and issubclass(c, E.Expr) and c is not E.Expr}
     assert exprs == set(EXPRESSIONS)
+
+
+@pytest.mark.parametrize("cls", STATEMENTS + [P.Call] + TERMINATORS)
+def test_cfg_oracle_covers_every_statement_and_terminator(cls):
+    from tracelearn.analyses.error_language.cfg_oracle import _MayFail
+
+    assert hasattr(_MayFail, f"visit_{cls.__name__}")

@@ -9,7 +9,8 @@ path, so "not compatible" is a sound "no", and it does not depend on the bounds.
 from __future__ import annotations
 
 from ...ir.expr import AddrOf, Load, walk
-from ...ir.program import Alloc, Assert, Branch, Call, Event, Exit, Free, Goto, Mem, Program, Return
+from ...ir.program import Assert, Assign, Branch, Call, Event, Exit, Goto, Mem, Nondet, Program, Return
+from ...ir.visitor import IRVisitor
 
 INF = float("inf")
 
@@ -20,6 +21,7 @@ class CFGOracle:
         self.targets = targets
         self.target_kinds = target_kinds
         self.indirect = self._address_taken()
+        self._fails = _MayFail(self)
         self.cache: dict[tuple[str, ...], bool] = {}
 
     def _address_taken(self) -> list[str]:
@@ -34,18 +36,8 @@ class CFGOracle:
         return sorted(names)
 
     def may_fail(self, s) -> bool:
-        """Can statement ``s`` fail a target check? Runtime checks other than those the
-        frontend writes as Asserts (pointer validity) can fail at any statement that
-        touches memory or calls the library: taken as possible, so "no" stays sound."""
-        if isinstance(s, Assert):
-            return s.prop_id in self.targets or s.kind in self.target_kinds
-        if "pointer" not in self.target_kinds or isinstance(s, Event):
-            return False
-        if isinstance(s, Call):
-            return s.callee is None or s.callee not in self.program.procedures
-        if isinstance(s, (Free, Alloc)) or isinstance(getattr(s, "lhs", None), Mem):
-            return True
-        return any(isinstance(x, Load) for e in s.exprs() for x in walk(e))
+        """Can statement or terminator ``s`` fail a target check?"""
+        return self._fails.visit(s)
 
     def body(self, blk) -> list:
         """The statements of a block, and its terminator when a runtime-check target can
@@ -197,3 +189,42 @@ class CFGOracle:
                 break
         return best_ret, best_fail
 
+
+class _MayFail(IRVisitor):
+    """Can a statement or terminator fail one of the oracle's target checks? Runtime
+    checks other than those the frontend writes as Asserts (pointer validity) can
+    fail at any statement that touches memory or calls the library: taken as
+    possible, so the oracle's "no" stays sound."""
+
+    def __init__(self, oracle: CFGOracle) -> None:
+        self.o = oracle
+        self.pointer = "pointer" in oracle.target_kinds
+
+    def loads(self, s) -> bool:
+        return self.pointer and any(isinstance(x, Load) for e in s.exprs() for x in walk(e))
+
+    def visit_Assert(self, s: Assert) -> bool:
+        return s.prop_id in self.o.targets or s.kind in self.o.target_kinds
+
+    def visit_Event(self, s: Event) -> bool:
+        return False
+
+    def visit_Call(self, s: Call) -> bool:
+        if s.callee is None or s.callee not in self.o.program.procedures:
+            return self.pointer  # the library's own accesses
+        return self.pointer and isinstance(s.lhs, Mem) or self.loads(s)
+
+    def visit_Free(self, s) -> bool:
+        return self.pointer
+
+    visit_Alloc = visit_Free
+
+    def visit_Assign(self, s: Assign | Nondet) -> bool:
+        return self.pointer and isinstance(s.lhs, Mem) or self.loads(s)
+
+    visit_Nondet = visit_Assign
+
+    def visit_Assume(self, s) -> bool:
+        return self.loads(s)
+
+    visit_Goto = visit_Branch = visit_Return = visit_Exit = visit_Assume
