@@ -75,10 +75,14 @@ def test_every_transition_is_drawn():
 
 
 def test_report_uses_graphviz_when_present_else_the_layered_drawing(monkeypatch):
-    class R_:
+    class R_:  # the members of report.automaton_result.AutomatonResult the drawing uses
         automaton = seven()
-        dominating_edges = []
-        doomed = []
+
+        def marked_edges(self):
+            return set()
+
+        def marked_states(self):
+            return frozenset()
 
     monkeypatch.setattr(html_report, "dot_svg", lambda text: None)
     assert 'font-family="sans-serif"' in html_report.automaton_svg(R_())

@@ -8,10 +8,9 @@ import sys
 from ..analyses.error_language.driver import ExplainResult
 from ..api.explain import learn_file
 from ..api.options import add_alphabet_options, add_frontend_options, options_json
-from ..automata.dot import to_dot
 from ..errors import OptionError
 from ..report.automaton_doc import explain_document
-from ..report.html_report import html_report
+from ..report.html_report import automaton_dot, html_report
 from ..report.jsonout import dumps as json_text
 from ..report.svg_layout import dot_svg, graphviz_available
 from .outputs import preflight, write_output
@@ -54,7 +53,7 @@ def run(args) -> int:
 
 
 def write_outputs(args, result: ExplainResult, doc: dict) -> None:
-    dot = to_dot(result.automaton, dominating=set(result.dominating_edges), doomed=result.doomed, hide_dead=False)
+    dot = automaton_dot(result)
     if args.dot:
         write_output(args.dot, dot, "--dot")
     if args.svg:

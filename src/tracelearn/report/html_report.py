@@ -1,5 +1,5 @@
-"""A self-contained HTML page of a learned language: the automaton drawn (dominating
-edges and doomed states marked), each letter linked to its source lines, and the
+"""A self-contained HTML page of a learned automaton (any ``AutomatonResult``): the
+automaton drawn with its marks, each letter linked to its source lines, and the
 witness of each edge."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from ..analyses.error_language.driver import ExplainResult
 from ..automata.dot import to_dot
+from .automaton_result import AutomatonResult
 from .layered_layout import layered_svg
 from .svg_layout import dot_svg
 from .jsonout import dumps as json_text
@@ -24,36 +24,33 @@ code { background: #f2f2f2; padding: 0 3px; }
 """
 
 
-def automaton_svg(r: ExplainResult) -> str:
-    dom = set(r.dominating_edges)
-    svg = dot_svg(to_dot(r.automaton, dominating=dom, doomed=r.doomed, hide_dead=False))
-    return svg or layered_svg(r.automaton, dom, set(r.doomed))
+def automaton_dot(r: AutomatonResult) -> str:
+    return to_dot(r.automaton, dominating=r.marked_edges(), doomed=r.marked_states(), hide_dead=False)
 
 
-def html_report(r: ExplainResult, file: str, doc: dict) -> str:
+def automaton_svg(r: AutomatonResult) -> str:
+    return dot_svg(automaton_dot(r)) or layered_svg(r.automaton, r.marked_edges(), set(r.marked_states()))
+
+
+def html_report(r: AutomatonResult, file: str, doc: dict) -> str:
     esc = html.escape
     lines = r.program.sources.get(file) or (Path(file).read_text(errors="replace").splitlines()
                                             if Path(file).is_file() else [])
-    letter_lines = {}
-    for l in r.letters:
-        letter_lines[l.name] = sorted({loc.line for loc in l.locs if loc.file == file})
+    letters = r.letter_table()
+    letter_lines = {l.name: sorted({loc.line for loc in l.locs if loc.file == file}) for l in letters}
     hl = {n for v in letter_lines.values() for n in v}
+    marked = r.marked_letters()
     out = ["<!DOCTYPE html><html><head><meta charset='utf-8'>",
            f"<title>tracelearn: {esc(Path(file).name)}</title><style>{STYLE}</style></head><body>",
-           f"<h1>{'Language of error' if r.mode == 'error' else 'Program explanation'}: {esc(file)}</h1>",
-           f"<p>Bounds: b = {r.b}, bwl = {r.bwl}{'' if r.converged else ' (not converged)'}; "
-           f"{r.automaton.num_states} states. Every word of at most {r.bwl} letters (the last one included) the automaton accepts "
-           f"{'fails the assertion' if r.mode == 'error' else 'reaches the end'} on some run within the bounds, "
-           f"and every such run's word is accepted.</p>",
+           f"<h1>{esc(r.title())}: {esc(file)}</h1>",
+           f"<p>{esc(r.summary())}</p>",
            "<h2>Automaton</h2>", automaton_svg(r),
-           "<p><span class='dom'>Green edges</span> dominate (every accepted word uses them); "
-           "<span class='doomed'>red states</span> are doomed (acceptance is inevitable).</p>",
+           f"<p>{esc(r.legend())}</p>",
            "<h2>Letters</h2><table><tr><th>letter</th><th>kind</th><th>meaning</th><th>source</th></tr>"]
-    for l in r.letters:
+    for l in letters:
         links = ", ".join(f"<a href='#L{n}'>line {n}</a>" for n in letter_lines.get(l.name, []))
-        dom = " class='dom'" if l.name in r.dominating else ""
+        dom = " class='dom'" if l.name in marked else ""
         out.append(f"<tr><td{dom}>{esc(l.name)}</td><td>{l.kind}</td><td>{esc(l.text)}</td><td>{links}</td></tr>")
-    out.append(f"<tr><td>{esc(r.inst.final)}</td><td>final</td><td>{esc(', '.join(sorted(r.inst.targets)))}</td><td></td></tr>")
     out.append("</table><h2>Witness of each edge</h2><table><tr><th>edge</th><th>shortest word through it</th>"
                "<th>inputs (replay with <code>tracelearn replay</code>)</th></tr>")
     for e in r.edge_witnesses:

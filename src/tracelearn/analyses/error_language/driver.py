@@ -90,6 +90,34 @@ class ExplainResult:
     def letters(self) -> list[Letter]:
         return self.inst.letters
 
+    # The report builders' view (report/automaton_result.py).
+
+    def title(self) -> str:
+        return "Language of error" if self.mode == "error" else "Program explanation"
+
+    def summary(self) -> str:
+        what = "fails the assertion" if self.mode == "error" else "reaches the end"
+        return (f"Bounds: b = {self.b}, bwl = {self.bwl}{'' if self.converged else ' (not converged)'}; "
+                f"{self.automaton.num_states} states. Every word of at most {self.bwl} letters (the last one "
+                f"included) the automaton accepts {what} on some run within the bounds, and every such run's "
+                f"word is accepted.")
+
+    def legend(self) -> str:
+        return "Green edges dominate (every accepted word uses them); red states are doomed (acceptance is inevitable)."
+
+    def letter_table(self) -> list[Letter]:
+        final = Letter(self.inst.final, "final", [], ", ".join(sorted(self.inst.targets)))
+        return list(self.inst.letters) + [final]
+
+    def marked_edges(self) -> set[tuple[int, str, int]]:
+        return set(self.dominating_edges)
+
+    def marked_states(self) -> frozenset[int]:
+        return self.doomed
+
+    def marked_letters(self) -> set[str]:
+        return set(self.dominating)
+
 
 def explain_program(program: Program, opts: ExplainOptions) -> ExplainResult:
     t0 = time.perf_counter()
