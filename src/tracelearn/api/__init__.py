@@ -9,7 +9,8 @@ Errors a user can cause raise :class:`tracelearn.errors.TracelearnError`.
 
 from __future__ import annotations
 
+from .batch import batch
 from .check import check
 from .explain import diff, explain, merge
 
-__all__ = ["check", "explain", "diff", "merge"]
+__all__ = ["check", "explain", "diff", "merge", "batch"]

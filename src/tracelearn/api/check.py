@@ -10,6 +10,7 @@ from typing import Callable, Iterable
 from ..analyses.counterexample import CexAnalysis, CexOptions, analyze
 from .deadline import CommandTimeout, watchdog
 from .options import parse_checks, parse_loop_bounds
+from .tasks import Task, load_tasks, property_verdict, status
 from ..errors import OptionError
 from ..frontend.lower import DEFAULT_CHECKS, load_program
 from ..ir.program import Program
@@ -94,11 +95,47 @@ def check_run(
     return CheckRun(doc, result, program, analysis, check_set)
 
 
+def check_task(task: Task, **options) -> CheckRun:
+    """Check one SV-COMP run (a C file and a property): the property decides the checks
+    and the entry; the document gains ``task`` (the answer, the expected verdict, the
+    status and the SV-COMP score)."""
+    for k in ("checks", "entry", "data_model"):
+        if k in options:
+            raise OptionError(f"{k} comes from the property and the task; it cannot be given with one")
+    run = check_run(task.file, checks=task.property.checks, entry=task.property.entry,
+                    data_model=task.data_model, **options)
+    cex = run.result.counterexample
+    answer, sub = property_verdict(task.property, run.result.verdict, cex.kind if cex else None,
+                                   cex.prop_id if cex else None)
+    st, score = status(task, answer, sub)
+    run.doc["task"] = {
+        "definition": task.source, "property": task.property.name, "subproperties": list(task.property.subproperties),
+        "answer": answer if sub is None or len(task.property.subproperties) == 1 else f"false({sub})",
+        "expected": task.expected if not task.expected_sub else f"{task.expected}({task.expected_sub})",
+        "status": st, "score": score,
+        "undecided": list(task.property.undecided),
+    }
+    return run
+
+
 def check(file: str, **options) -> dict:
     """Bounded model checking of ``file``; returns what ``tracelearn check --json``
     prints. Options are the command's, with underscores: ``bound``, ``timeout``,
     ``checks`` ("assertion,bounds" or a list), ``unwind_loop`` (["12=3"] or
     {"12": 3}), ``minimize``, ``method``, ``explain``, ``data_model``, ``entry``,
-    ``include``, ``define``; ``progress`` is called with a line of text per phase."""
+    ``include``, ``define``; ``progress`` is called with a line of text per phase.
+    ``property`` (a ``.prp`` file), or a task ``.yml`` as ``file``, checks an SV-COMP
+    property instead of ``checks``."""
+    prop = options.pop("property", None)
+    if prop is not None or str(file).endswith((".yml", ".yaml")):
+        tasks = load_tasks(file, prop, options.pop("data_model", "ILP32"))
+        return check_task(one_task(tasks, file), **options).doc
     return check_run(file, **options).doc
+
+
+def one_task(tasks: list[Task], source: str) -> Task:
+    if len(tasks) != 1:
+        props = ", ".join(t.property.name for t in tasks) or "none tracelearn checks"
+        raise OptionError(f"{source}: {len(tasks)} runs (properties: {props}); choose one with --property FILE.prp")
+    return tasks[0]
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from ..api.check import check_run
+from ..api.check import check_run, check_task, one_task
+from ..api.tasks import load_tasks
+from ..errors import OptionError
 from ..report.explain_text import explanation_text
 from ..report.jsonout import dumps as json_text
 from ..report.playback import write_playback
@@ -18,7 +20,10 @@ from .progress import Progress
 
 def add_parser(sub) -> None:
     p = sub.add_parser("check", help="bounded model checking of assertions and runtime errors")
-    p.add_argument("file", help="C source file")
+    p.add_argument("file", help="C source file, or an SV-COMP task definition (.yml)")
+    p.add_argument("--property", metavar="FILE.prp",
+                   help="an SV-COMP property file (unreach-call, valid-memsafety, valid-memcleanup, no-overflow): "
+                        "it decides the checks and the entry; with a task .yml, selects one of its properties")
     p.add_argument("--bound", type=positive, help="unwind loops and recursion N times (default: deepen 1, 2, 4, ...)")
     p.add_argument("--unwind-loop", action="append", metavar="[FILE:]LINE=N",
                    help="bound of the loop whose head is at LINE (repeatable)")
@@ -51,16 +56,26 @@ def run(args) -> int:
     preflight(args.sarif, "--sarif", [args.file])
     preflight(args.witness, "--witness", [args.file])
     preflight(args.playback, "--playback", [args.file], directory=True)
+    task = None
+    if args.property or args.file.endswith((".yml", ".yaml")):
+        if args.checks:
+            raise OptionError("--checks and a property exclude each other (the property decides the checks)")
+        task = one_task(load_tasks(args.file, args.property, args.data_model), args.file)
+    common = dict(bound=args.bound, timeout=args.timeout, unwind_loop=args.unwind_loop, minimize=args.minimize,
+                  method=args.method, explain=args.explain, causes_inputs_only=args.causes_inputs_only,
+                  explain_timeout=args.explain_timeout, include=args.include, define=parse_defines(args.define),
+                  hard_deadline=True)
     with Progress(enabled=not args.quiet) as progress:
-        run_ = check_run(
-            args.file, bound=args.bound, timeout=args.timeout, checks=parse_checks(args.checks),
-            unwind_loop=args.unwind_loop, minimize=args.minimize, method=args.method, explain=args.explain,
-            causes_inputs_only=args.causes_inputs_only, explain_timeout=args.explain_timeout,
-            data_model=args.data_model, entry=args.entry, include=args.include,
-            define=parse_defines(args.define), progress=progress.update, hard_deadline=True)
+        if task is not None:
+            run_ = check_task(task, progress=progress.update, **common)
+        else:
+            run_ = check_run(args.file, checks=parse_checks(args.checks), data_model=args.data_model,
+                             entry=args.entry, progress=progress.update, **common)
     result, program, analysis = run_.result, run_.program, run_.analysis
     cex = result.counterexample
-    dm = args.data_model.upper()
+    dm = task.data_model if task is not None else args.data_model.upper()
+    if task is not None:
+        args.file, args.data_model = task.file, task.data_model  # what the outputs name
     if program is not None:
         write_outputs(args, program, result, analysis, dm)
     if args.json:
@@ -69,6 +84,11 @@ def run(args) -> int:
         for w in run_.doc["warnings"]:
             print(f"warning: {w}", file=sys.stderr)
         print_text(result, args, run_.doc["stats"]["time_s"], analysis, program)
+        if task is not None:
+            t = run_.doc["task"]
+            undecided = f"; not decided: {', '.join(t['undecided'])}" if t["undecided"] else ""
+            print(f"SV-COMP {t['property']}: {t['answer']} (expected {t['expected'] or 'unknown'}): "
+                  f"{t['status']}, score {t['score']}{undecided}")
     if cex is not None and cex.replay.get("status") == "failed":
         print(f"tracelearn: BUG: the counterexample does not replay in the interpreter "
               f"({cex.replay.get('interpreter')}); please report it", file=sys.stderr)
