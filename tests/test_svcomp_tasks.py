@@ -155,3 +155,27 @@ def test_batch_on_a_local_dask_cluster(tmp_path):
                                              out=str(tmp_path / "dask")))
     key = lambda rows: [(r.task, r.answer, r.status, r.score) for r in rows]  # noqa: E731
     assert key(dask.rows) == key(local.rows)
+
+
+def test_benchexec_tool_info_runs_tracelearn(tmp_path):
+    pytest.importorskip("benchexec")
+    from benchexec.tools.template import BaseTool2
+
+    from tracelearn.cli.benchexec_tool import Tool
+
+    d = _suite(tmp_path)
+    prp = str(tmp_path / "properties" / "unreach-call.prp")
+    exe = str(Path(sys.executable).parent / "tracelearn")
+    tool = Tool()
+    results = {}
+    for name in ("bug", "safe"):
+        task = BaseTool2.Task.with_files([str(d / f"{name}.c")], property_file=prp,
+                                         options={"language": "C", "data_model": "ILP32"})
+        cmd = tool.cmdline(exe, [], task, BaseTool2.ResourceLimits(cputime=30))
+        assert cmd[:3] == [exe, "check", str(d / f"{name}.c")] and "ILP32" in cmd and "30" in cmd
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        run = BaseTool2.Run(cmd, p.returncode, BaseTool2.RunOutput(p.stdout.splitlines()), None)
+        results[name] = tool.determine_result(run)
+    assert results == {"bug": "false(unreach-call)", "safe": "true"}
+    err = BaseTool2.Run(["x"], 2, BaseTool2.RunOutput(["tracelearn: error: f.c:1:2: bad"]), None)
+    assert tool.determine_result(err) == "ERROR (f.c:1:2: bad)"

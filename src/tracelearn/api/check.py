@@ -111,6 +111,7 @@ def check_task(task: Task, **options) -> CheckRun:
     run.doc["task"] = {
         "definition": task.source, "property": task.property.name, "subproperties": list(task.property.subproperties),
         "answer": answer if sub is None or len(task.property.subproperties) == 1 else f"false({sub})",
+        "result": answer if sub is None else f"false({sub})",  # as SV-COMP and BenchExec write it
         "expected": task.expected if not task.expected_sub else f"{task.expected}({task.expected_sub})",
         "status": st, "score": score,
         "undecided": list(task.property.undecided),

@@ -87,7 +87,7 @@ def run(args) -> int:
         if task is not None:
             t = run_.doc["task"]
             undecided = f"; not decided: {', '.join(t['undecided'])}" if t["undecided"] else ""
-            print(f"SV-COMP {t['property']}: {t['answer']} (expected {t['expected'] or 'unknown'}): "
+            print(f"SV-COMP {t['property']}: {t['result']} (expected {t['expected'] or 'unknown'}): "
                   f"{t['status']}, score {t['score']}{undecided}")
     if cex is not None and cex.replay.get("status") == "failed":
         print(f"tracelearn: BUG: the counterexample does not replay in the interpreter "
