@@ -98,8 +98,15 @@ class Encoding:
               extra: list[z3.BoolRef] | None = None) -> tuple[str, z3.ModelRef | None]:
         """``sat``/``unsat``/``unknown`` and a model for sat."""
         assumptions = list(assumptions or [])
+        extra = list(extra or [])
         if goal is not None:
-            assumptions.append(self.literal(goal))
+            if assumptions:
+                assumptions.append(self.literal(goal))
+            else:
+                # Asserted in a frame, not assumed: with no assumptions z3 preprocesses the
+                # query (solving equations, bit-blasting) instead of running its incremental
+                # core on it, 0.3 s instead of 68 s on a csmith program's equation.
+                extra.append(goal)
         t0 = time.perf_counter()
         if extra:
             self.solver.push()

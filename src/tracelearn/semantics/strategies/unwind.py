@@ -25,6 +25,10 @@ from ..symbolic import Frame, SymbolicSemantics, is_false
 from ..symstate import SVal, State, pts_union
 
 PRUNE_TIMEOUT_S = 2.0
+# Pruning queries the solver gave up on, one after another, before pruning stops for the
+# rest of the unwinding: past that point each one only costs its cap (a csmith program
+# spent 58 s in 29 of them) and keeps the path anyway.
+PRUNE_GIVE_UP = 3
 
 
 @dataclass
@@ -48,6 +52,7 @@ class MergedUnwinding:
         self.pruned_upto = 0
         self.prune_calls = 0
         self.prune_time = 0.0
+        self.prune_unknown_streak = 0  # pruning queries in a row the solver could not decide
         self.feasible_guards: dict[int, z3.BoolRef] = {}  # guards a path was shown to reach
         # The branch literals each guard is the conjunction of (guard id -> (guard, path)),
         # and the guard of each path: where all the paths out of a branch meet again,
@@ -83,7 +88,7 @@ class MergedUnwinding:
     def feasible(self, guard: z3.BoolRef) -> bool:
         """Can a path reach a point under ``guard``? Asked before inlining a recursive
         call and before unrolling a loop again, where infeasible paths would multiply."""
-        if not self.opt.prune or z3.is_true(guard):
+        if not self.opt.prune or z3.is_true(guard) or self.prune_unknown_streak >= PRUNE_GIVE_UP:
             return True
         if z3.is_false(guard):
             return False
@@ -103,6 +108,7 @@ class MergedUnwinding:
         self.prune_time += time.perf_counter() - t0
         if r == z3.sat:
             self.feasible_guards[guard.get_id()] = guard
+        self.prune_unknown_streak = self.prune_unknown_streak + 1 if r == z3.unknown else 0
         return r != z3.unsat
 
     # --------------------------------------------------------- procedures
