@@ -56,26 +56,25 @@ def parse_defines(items: list[str] | None) -> dict[str, str]:
     return out
 
 
+def _number(text: str, convert, what: str, valid, need: str):
+    try:
+        v = convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not {what}") from None
+    if not valid(v):
+        raise argparse.ArgumentTypeError(f"'{text}' must be {need}")
+    return v
+
+
 def positive(text: str) -> int:
     """An integer >= 1 (bounds, lengths, step limits: 0 means nothing to do)."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"'{text}' must be >= 1")
-    return v
+    return _number(text, int, "an integer", lambda v: v >= 1, ">= 1")
 
 
 def seconds(text: str) -> float:
     """A finite number of seconds > 0 (`nan` and `inf` are refused, not crashed on)."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number of seconds") from None
-    if not math.isfinite(v) or v <= 0:
-        raise argparse.ArgumentTypeError(f"'{text}' must be a finite number of seconds > 0")
-    return v
+    return _number(text, float, "a number of seconds", lambda v: math.isfinite(v) and v > 0,
+                   "a finite number of seconds > 0")
 
 
 def add_frontend_options(p: argparse.ArgumentParser) -> None:
