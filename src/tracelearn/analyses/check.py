@@ -114,7 +114,7 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
                 return CheckResult("unknown", b, None, stats, why, approximations, enc)
             return done.found
         if r == "unknown":
-            why = enc.solver.reason_unknown() or "solver gave up"
+            why = enc.last_unknown or enc.solver.reason_unknown() or "solver gave up"
             # z3 says "canceled" for a timeout too: name the time limit when it is past.
             timed_out = time.perf_counter() >= deadline - 0.05
             reason = (f"timeout while solving bound {b}" if timed_out
