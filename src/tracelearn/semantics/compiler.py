@@ -228,7 +228,13 @@ class _Compiler(IRVisitor):
             return fa
         if not (to.is_scalar() and frm.is_scalar()):
             return fa
-        return lambda r: concrete.cast(to, frm, fa(r))
+        conv = self.converter(e)
+        return lambda r: conv(fa(r))
+
+    def converter(self, e: Cast) -> Callable[[Any], Any]:
+        """``f(value)``: the conversion of ``e`` (the general case: int <-> float)."""
+        to, frm = e.type, e.a.type
+        return lambda v: concrete.cast(to, frm, v)
 
     # ----------------------------------------------------------- statements
 
@@ -542,7 +548,7 @@ class _Source(IRVisitor):
             return f"{self.name(round_f32)}({a})" if to.width == 32 else a
         if not (to.is_scalar() and frm.is_scalar()):
             return a
-        return f"{self.name(self.comp.cast(e))}(r)"  # the closure evaluates the operand
+        return f"{self.name(self.comp.converter(e))}({a})"
 
     # ----------------------------------------------------------- statements
 
