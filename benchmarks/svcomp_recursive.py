@@ -1,8 +1,11 @@
-"""SV-COMP 2015 Recursive (24 programs, ILP32): bounded model checking verdicts.
+"""SV-COMP 2015 Recursive (24 programs, ILP32): `check` verdicts, per strategy.
 
 Property unreach-call: only calls of __VERIFIER_error count (`--checks error-call`).
+`--prove none` is the bounded model checker alone (a `true` only by complete
+unwinding), `--prove chc` the portfolio with the Horn-clause proof; the table has a
+column for each strategy given.
 
-    python benchmarks/svcomp_recursive.py [--benchmarks DIR] [--timeout 60]
+    python benchmarks/svcomp_recursive.py [--benchmarks DIR] [--timeout 60] [--prove none,chc]
 """
 
 from __future__ import annotations
@@ -23,8 +26,25 @@ def main() -> int:
     root, parser = benchmarks_dir(description=__doc__)
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per program")
     parser.add_argument("--only", default="", help="substring of the program names to run")
+    parser.add_argument("--prove", default="none,chc", help="strategies, comma-separated (none = BMC alone)")
     args = parser.parse_args()
-    folder = root / "svcomp-recursive"
+    strategies = args.prove.split(",")
+    all_counts = {}
+    for prove in strategies:
+        all_counts[prove] = run_strategy(folder_of(root), args, prove)
+    if len(strategies) > 1:
+        rows = [[p, f"{c['false_found']}/{c['false_total']}", f"{c['true_proved']}/{c['true_total']}",
+                 c["true_bounded"], c["wrong"], c["unknown"]] for p, c in all_counts.items()]
+        print()
+        print(table(rows, ["--prove", "bugs found", "safe proved", "true up to bound", "wrong", "unknown"]))
+    return 0 if all(c["wrong"] == 0 for c in all_counts.values()) else 1
+
+
+def folder_of(root: Path) -> Path:
+    return root / "svcomp-recursive"
+
+
+def run_strategy(folder: Path, args, prove: str) -> dict:
     rows = []
     counts = {"false_found": 0, "false_total": 0, "true_proved": 0, "true_bounded": 0, "true_total": 0,
               "wrong": 0, "unknown": 0}
@@ -34,7 +54,7 @@ def main() -> int:
             continue
         t0 = time.perf_counter()
         program = load_program(str(folder / f"{name}.c"), "ILP32")
-        res = check(program, CheckOptions(timeout_s=args.timeout, checks=frozenset({"error-call"})))
+        res = check(program, CheckOptions(timeout_s=args.timeout, checks=frozenset({"error-call"}), prove=prove))
         dt = time.perf_counter() - t0
         replay = res.counterexample.replay["status"] if res.counterexample else ""
         if expected == "false":
@@ -46,15 +66,18 @@ def main() -> int:
             counts["true_bounded"] += res.verdict == "true-up-to-bound"
             counts["wrong"] += res.verdict == "false"
         counts["unknown"] += res.verdict == "unknown"
-        rows.append([name, expected, res.verdict, res.bound if res.bound is not None else "-", f"{dt:.2f}",
-                     replay or "-", res.stats.calls, (res.reason or "")[:40]])
+        proof = res.proof.status if res.proof is not None else "-"
+        rows.append([name, expected, res.verdict, res.proved_by or "-", res.bound if res.bound is not None else "-",
+                     f"{dt:.2f}", replay or "-", res.stats.calls, proof, (res.reason or "")[:40]])
         print(f"{name}: {res.verdict} (bound {res.bound}, {dt:.1f}s)", file=sys.stderr, flush=True)
-    print(table(rows, ["program", "expected", "tracelearn", "bound", "time s", "replay", "solver calls", "note"]))
+    print(f"\n--prove {prove}, {args.timeout:g} s per program")
+    print(table(rows, ["program", "expected", "tracelearn", "proved by", "bound", "time s", "replay",
+                       "solver calls", "Horn clauses", "note"]))
     print(f"\nfalse found with replayed counterexample: {counts['false_found']}/{counts['false_total']}; "
           f"true proved unconditionally: {counts['true_proved']}/{counts['true_total']}; "
           f"true up to the bound: {counts['true_bounded']}; wrong 'false' on true programs: {counts['wrong']}; "
           f"unknown: {counts['unknown']}")
-    return 0 if counts["wrong"] == 0 else 1
+    return counts
 
 
 if __name__ == "__main__":

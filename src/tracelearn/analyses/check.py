@@ -1,8 +1,9 @@
-"""The verdict driver of `check`: deepen the unwinding bound until a violation is
-found (and replayed), every path is explored, or the time is up; switched-off runtime
-checks and unwinding bounds decide between `true`, `true-up-to-bound` and `unknown`.
-The solver session is ``semantics.bmc.Encoding``; traces and replay are
-``semantics.traces``."""
+"""The verdict driver of `check`, a portfolio: the bounded model checker deepens the
+unwinding bound until a violation is found (and replayed), every path is explored, or
+the time is up, while a Horn-clause proof (``proofs.py``) runs beside it; the first
+answer wins. Switched-off runtime checks and unwinding bounds decide between `true`,
+`true-up-to-bound` and `unknown`. The solver session is ``semantics.bmc.Encoding``;
+traces and replay are ``semantics.traces``."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ..semantics.bmc import Encoding, SolverStats
 from ..semantics.interpreter import ALL_CHECKS
 from ..semantics.symbolic import SemanticsOptions, SymexLimit
 from ..semantics.traces import Counterexample, extract, replay
+from .proofs import PROVE_CHOICES, HornProof, ProofResult, interrupt_main_context
 
 
 
@@ -30,6 +32,9 @@ class CheckOptions:
     max_bound: int = 1 << 12
     max_steps: int = 2_000_000
     progress: Callable[[str], None] | None = None  # a line of text per phase (for a live display)
+    # Proof strategies beside the model checker: "none", "chc", "all"; None: "all" when
+    # the bound deepens, "none" with a fixed --bound (a bounded question, answered at once).
+    prove: str | None = None
 
 
 @dataclass
@@ -41,13 +46,19 @@ class CheckProgress:
     working_on: int | None = None
     stats: SolverStats = field(default_factory=SolverStats)
     found: "CheckResult | None" = None  # a counterexample, before its replay
+    proof: HornProof | None = None  # the proof attempt running beside the model checker
 
     def stopped(self, why: str) -> "CheckResult":
         if self.found is not None:  # a violation found is a finished result: keep it
             return self.found
+        proof = self.proof.result(wait=False) if self.proof is not None else None
+        if proof is not None and proof.proved:  # so is a proof
+            return CheckResult("true", self.last_done, None, self.stats, "", proof=proof, proved_by="chc")
+        if self.proof is not None and proof is None:
+            proof = ProofResult("chc", "unknown", f"stopped: {why}", time_s=time.perf_counter() - self.proof.t0)
         verdict = "true-up-to-bound" if self.last_done is not None else "unknown"
         done = f" after bound {self.last_done}" if self.last_done is not None else ""
-        return CheckResult(verdict, self.last_done, None, self.stats, f"{why}{done}")
+        return CheckResult(verdict, self.last_done, None, self.stats, f"{why}{done}", proof=proof)
 
 
 @dataclass
@@ -60,14 +71,71 @@ class CheckResult:
     approximations: list[str] = field(default_factory=list)
     encoding: Encoding | None = None
     model: z3.ModelRef | None = None  # the counterexample's model (verdict false)
+    proof: ProofResult | None = None  # what the proof strategy did (None: not run)
+    proved_by: str = ""  # verdict true: "unwinding" (every path explored) or "chc" (Horn clauses)
+
+
+# Runtime checks whose failure is undefined behaviour: switched off, the engines do
+# not follow a path past a failing one, so a `true` could hide what comes after.
+UNDEFINED_BEHAVIOUR_CHECKS = frozenset({"bounds", "pointer", "div-by-zero"})
 
 
 def check(program: Program, opts: CheckOptions, done: CheckProgress | None = None) -> CheckResult:
+    """The portfolio: the model checker here, a Horn-clause proof on a thread beside it."""
     start = time.perf_counter()
     deadline = start + opts.timeout_s
     check_loop_bounds(program, opts.loop_bounds)
     done = done if done is not None else CheckProgress()
+    prove = opts.prove if opts.prove is not None else ("all" if opts.bound is None else "none")
+    if prove not in PROVE_CHOICES:
+        raise OptionError(f"prove is one of {', '.join(PROVE_CHOICES)}, not {prove!r}")
+    proof = None
+    if prove != "none":
+        if opts.progress is not None:
+            opts.progress("encoding the program as Horn clauses")
+        # a switched-off undefined-behaviour check is a goal too: a proof must rule it out
+        proof = HornProof(program, opts.checks | UNDEFINED_BEHAVIOUR_CHECKS, deadline, interrupt_main_context)
+        done.proof = proof
+    try:
+        return _portfolio(program, opts, done, deadline, proof)
+    finally:
+        if proof is not None:  # an exception on the way (Ctrl-C, the command's time limit)
+            proof.stop()
+
+
+def _portfolio(program: Program, opts: CheckOptions, done: CheckProgress, deadline: float,
+               proof: HornProof | None) -> CheckResult:
+    try:
+        result = _bmc(program, opts, done, deadline, proof)
+    except z3.Z3Exception:
+        if proof is None or not proof.proved:  # not the interrupt of a proof found
+            raise
+        result = done.stopped("")
+    if proof is None:
+        if result.verdict == "true":
+            result.proved_by = "unwinding"
+        return result
+    if result.verdict in ("false", "true"):
+        proof.stop()
+        result.proof = proof.result()
+        if result.verdict == "true":
+            result.proved_by = "unwinding"
+        return result
+    if opts.progress is not None and not proof.proved:
+        opts.progress("waiting for the Horn-clause proof")
+    pr = proof.result()
+    result.proof = pr
+    if pr is not None and pr.proved:
+        return CheckResult("true", result.bound, None, result.stats, "", result.approximations, result.encoding,
+                           proof=pr, proved_by="chc")
+    return result
+
+
+def _bmc(program: Program, opts: CheckOptions, done: CheckProgress, deadline: float,
+         proof: HornProof | None) -> CheckResult:
+    """The bounded model checker's deepening; it ends early when ``proof`` is found."""
     stats = done.stats
+    stop = (lambda: proof.proved) if proof is not None else None
 
     def say(text: str) -> None:
         if opts.progress is not None:
@@ -79,6 +147,9 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
     reason = ""
     approximations: list[str] = []
     for b in bounds:
+        if stop is not None and stop():
+            reason = "a proof was found"
+            break
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
             reason = f"timeout after bound {last_done}" if last_done is not None else "timeout"
@@ -87,7 +158,7 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
         say(f"bound {b}: unwinding")
         try:
             enc = Encoding(program, b, opts.loop_bounds, remaining, opts.max_steps, deadline,
-                           SemanticsOptions(leak_checks="memleak" in opts.checks), stats=stats)
+                           SemanticsOptions(leak_checks="memleak" in opts.checks), stats=stats, stop=stop)
         except SymexLimit as e:
             reason = str(e)
             break
@@ -114,6 +185,9 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
                 return CheckResult("unknown", b, None, stats, why, approximations, enc)
             return done.found
         if r == "unknown":
+            if stop is not None and stop():
+                reason = "a proof was found"
+                break
             why = enc.last_unknown or enc.solver.reason_unknown() or "solver gave up"
             # z3 says "canceled" for a timeout too: name the time limit when it is past.
             timed_out = time.perf_counter() >= deadline - 0.05
@@ -148,11 +222,6 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
     if last_done is not None:
         return CheckResult("true-up-to-bound", last_done, None, stats, reason, approximations, last_enc)
     return CheckResult("unknown", None, None, stats, reason or "no bound completed", approximations, None)
-
-
-# Runtime checks whose failure is undefined behaviour: switched off, the engines do
-# not follow a path past a failing one, so a `true` could hide what comes after.
-UNDEFINED_BEHAVIOUR_CHECKS = frozenset({"bounds", "pointer", "div-by-zero"})
 
 
 def _switched_off_violation(enc: Encoding, checks: frozenset[str], stats: SolverStats) -> str | None:

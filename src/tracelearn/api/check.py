@@ -17,6 +17,7 @@ from ..ir.program import Program
 from ..report.check_doc import check_document
 from ..report.trace_text import reproduce_command
 from ..analyses.check import CheckOptions, CheckProgress, CheckResult, check as bmc_check
+from ..analyses.proofs import PROVE_CHOICES
 
 
 @dataclass
@@ -48,6 +49,7 @@ def check_run(
     define: dict[str, str] | None = None,
     progress: Callable[[str], None] | None = None,
     hard_deadline: bool = False,
+    prove: str | None = None,
 ) -> CheckRun:
     """Check ``file``; ``hard_deadline`` (the CLI's) also stops phases that do not
     watch the clock, with an alarm signal (main thread only)."""
@@ -58,6 +60,8 @@ def check_run(
         raise OptionError("timeout must be a finite number of seconds > 0")
     if minimize not in ("none", "length", "values", "all") or method not in ("optimal", "greedy"):
         raise OptionError("minimize is none|length|values|all and method optimal|greedy")
+    if prove is not None and prove not in PROVE_CHOICES:
+        raise OptionError(f"prove is {'|'.join(PROVE_CHOICES)}, not {prove!r}")
     check_set = checks if isinstance(checks, frozenset) else (
         parse_checks(checks if checks is None or isinstance(checks, str) else ",".join(checks)))
     loop_bounds = dict(unwind_loop) if isinstance(unwind_loop, dict) else parse_loop_bounds(
@@ -74,7 +78,7 @@ def check_run(
             # mark undefined behaviour (see analyses/check.py)
             program = load_program(file, dm, include, define or {}, entry=entry, checks=check_set | DEFAULT_CHECKS)
             opts = CheckOptions(bound=bound, timeout_s=max(0.001, timeout - (time.perf_counter() - t0)),
-                                checks=check_set, loop_bounds=loop_bounds, progress=progress)
+                                checks=check_set, loop_bounds=loop_bounds, progress=progress, prove=prove)
             result = bmc_check(program, opts, done)
         except CommandTimeout:
             result = done.stopped(f"timeout ({timeout:g} s)" + ("" if program else " while loading the program"))
@@ -124,7 +128,8 @@ def check(file: str, **options) -> dict:
     prints. Options are the command's, with underscores: ``bound``, ``timeout``,
     ``checks`` ("assertion,bounds" or a list), ``unwind_loop`` (["12=3"] or
     {"12": 3}), ``minimize``, ``method``, ``explain``, ``data_model``, ``entry``,
-    ``include``, ``define``; ``progress`` is called with a line of text per phase.
+    ``include``, ``define``, ``prove`` ("none", "chc", "all"; default: "all" unless
+    ``bound`` is given); ``progress`` is called with a line of text per phase.
     ``property`` (a ``.prp`` file), or a task ``.yml`` as ``file``, checks an SV-COMP
     property instead of ``checks``."""
     prop = options.pop("property", None)

@@ -28,6 +28,11 @@ def add_parser(sub) -> None:
     p.add_argument("--unwind-loop", action="append", metavar="[FILE:]LINE=N",
                    help="bound of the loop whose head is at LINE (repeatable)")
     p.add_argument("--timeout", type=seconds, default=60.0, help="seconds before giving up (default 60)")
+    p.add_argument("--prove", choices=["none", "chc", "all"],
+                   help="proof strategies run beside the model checker under the same --timeout, the first "
+                        "answer wins: chc = constrained Horn clauses solved by z3's Spacer (bit-precise; "
+                        "programs with heap memory, function pointers, floats or argc/argv are refused); "
+                        "all = every proof strategy (today: chc). Default: all, or none with --bound")
     p.add_argument("--checks", metavar="LIST",
                    help="checks: assertion, error-call, bounds, pointer, div-by-zero (these five are the "
                         "default), overflow (signed), shift, memleak; 'assertions' = assertion,error-call; "
@@ -64,7 +69,7 @@ def run(args) -> int:
     common = dict(bound=args.bound, timeout=args.timeout, unwind_loop=args.unwind_loop, minimize=args.minimize,
                   method=args.method, explain=args.explain, causes_inputs_only=args.causes_inputs_only,
                   explain_timeout=args.explain_timeout, include=args.include, define=parse_defines(args.define),
-                  hard_deadline=True)
+                  hard_deadline=True, prove=args.prove)
     with Progress(enabled=not args.quiet) as progress:
         if task is not None:
             run_ = check_task(task, progress=progress.update, **common)
@@ -143,6 +148,14 @@ def print_text(result, args, elapsed: float, analysis=None, program=None) -> Non
     verdict = result.verdict
     if verdict == "false":
         print("VERIFICATION FAILED")
+    elif verdict == "true" and result.proved_by == "chc":
+        pr = result.proof
+        print(f"Proof: Horn clauses ({pr.clauses} clauses, {pr.predicates} predicates) solved by Spacer in "
+              f"{pr.time_s:.2f}s")
+        for inv in pr.invariants:
+            if inv.is_c and inv.text != "1":
+                print(f"  {inv.kind} invariant of {inv.proc} ({inv.loc}): {inv.text}")
+        print("VERIFICATION SUCCESSFUL (proved for every path and every depth by an inductive invariant)")
     elif verdict == "true":
         print("VERIFICATION SUCCESSFUL (all paths explored: the loops and recursion are fully unwound)")
     elif verdict == "true-up-to-bound":
@@ -150,5 +163,7 @@ def print_text(result, args, elapsed: float, analysis=None, program=None) -> Non
                         dict(u.rsplit("=", 1) for u in args.unwind_loop) or {}).items()))
         print(f"VERIFICATION SUCCESSFUL UP TO BOUND {result.bound}{loops} (longer paths unexplored"
               f"{': ' + result.reason if result.reason else ''})")
+        if result.proof is not None:
+            print(f"No proof: Horn clauses {result.proof.status} ({result.proof.reason})")
     else:
         print(f"VERIFICATION UNKNOWN ({result.reason})")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import z3
 
@@ -50,9 +51,10 @@ class Encoding:
     def __init__(self, program: Program, bound: int, loop_bounds: dict[str, int] | None = None,
                  timeout_s: float | None = None, max_steps: int = 2_000_000, deadline: float | None = None,
                  semantics: SemanticsOptions | None = None, unwinding: UnwindOptions | None = None,
-                 stats: SolverStats | None = None) -> None:
+                 stats: SolverStats | None = None, stop: Callable[[], bool] | None = None) -> None:
         """``stats``: where solver calls and times are counted (the caller's, shared:
-        nothing is copied between counters afterwards)."""
+        nothing is copied between counters afterwards); ``stop``: asked while unwinding,
+        true ends it early (another strategy of a portfolio answered)."""
         t0 = time.perf_counter()
         self.program = program
         self.bound = bound
@@ -63,6 +65,7 @@ class Encoding:
         unwind.loop_bounds = dict(loop_bounds or unwind.loop_bounds)
         sem = SymbolicSemantics(program, sem_opts, EquationTarget(bound))
         sem.deadline = deadline
+        sem.stop = stop
         strategy = MergedUnwinding(sem, unwind)
         self.deadline = deadline  # every query gets the time left before it
         try:

@@ -15,7 +15,7 @@ import itertools
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Callable, Protocol
 
 import z3
 
@@ -110,6 +110,7 @@ class SymbolicSemantics(IRVisitor):
         self.addr_funcs = {a: n for n, a in self.func_addr.items()}
         self.cur_loc = SourceLoc("", 0, 0)
         self.deadline: float | None = None
+        self.stop: Callable[[], bool] | None = None  # asked now and then: end the derivation early
         self.lib = SymLibrary(self, LIBRARY)
         self._addr_funcs: list[str] | None = None
 
@@ -136,8 +137,11 @@ class SymbolicSemantics(IRVisitor):
         n = self.target.record(s)
         if n > self.opt.max_steps:
             raise SymexLimit(f"equation exceeds {self.opt.max_steps} steps")
-        if self.deadline is not None and n % 16 == 0 and time.perf_counter() > self.deadline:
-            raise SymexLimit("timeout while unwinding the program")
+        if n % 16 == 0:
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                raise SymexLimit("timeout while unwinding the program")
+            if self.stop is not None and self.stop():
+                raise SymexLimit("stopped: another strategy answered")
 
     def unsupported(self, why: str) -> None:
         """A path the semantics cannot follow (it is cut): no "true" verdict."""

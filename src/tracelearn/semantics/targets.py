@@ -7,6 +7,8 @@ check, decision, ...). What happens to them is the target's business:
 
 - ``EquationTarget`` keeps them as the guarded SSA equation of merged bounded model
   checking, asserted into one solver afterwards;
+- ``ClauseTarget`` keeps them too, remembering how many definitions each step came
+  after, so the Horn-clause strategy can cut a clause body at any check;
 - ``PathTarget`` asserts them at once into an incremental solver whose frames follow
   the path: ``push`` at a branching point, ``pop`` back to a shared prefix, so a trie
   of decision sequences is decided with one solver and no re-encoding.
@@ -43,6 +45,20 @@ class EquationTarget:
 
     def approximation(self, why: str) -> None:
         self.eq.approximations.append(why)
+
+
+class ClauseTarget(EquationTarget):
+    """Definitions for Horn clause bodies: the strategy slices ``eq.constraints`` per
+    clause; ``at[i]`` is how many constraints existed when step ``i`` was recorded
+    (a check's clause needs the definitions up to it, not the ones after)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.at: list[int] = []
+
+    def record(self, s: Step) -> int:
+        self.at.append(len(self.eq.constraints))
+        return super().record(s)
 
 
 @dataclass(eq=False)

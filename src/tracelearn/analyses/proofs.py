@@ -1,0 +1,119 @@
+"""Unbounded proofs beside the bounded model checker: the Horn-clause strategy run by
+Spacer on a thread of its own, so that ``check`` is a portfolio (the first answer
+wins: a bug from the model checker, a proof from the Horn clauses).
+
+A proof covers every check of the given kinds on every path at any depth, with the
+program's exact (bit-precise) semantics. A program outside the encoding (see
+``semantics.strategies.horn``) gets ``refused`` with the reason, never a proof.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import z3
+
+from ..bigstack import run_with_big_stack
+from ..ir.program import Program
+from ..semantics.chc import HornRun, Invariant
+from ..semantics.strategies.horn import HornEncoding
+from ..semantics.symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
+from ..semantics.targets import ClauseTarget
+
+PROVE_CHOICES = ("none", "chc", "all")  # "all": every proof strategy tracelearn has
+
+
+@dataclass
+class ProofResult:
+    method: str  # "chc"
+    status: str  # proved | reachable | unknown | refused | stopped
+    reason: str = ""
+    invariants: list[Invariant] = field(default_factory=list)
+    time_s: float = 0.0
+    clauses: int = 0
+    predicates: int = 0
+
+    @property
+    def proved(self) -> bool:
+        return self.status == "proved"
+
+    def to_json(self) -> dict:
+        return {"method": self.method, "status": self.status, "reason": self.reason or None,
+                "time_s": round(self.time_s, 4), "clauses": self.clauses, "predicates": self.predicates,
+                "invariants": [i.to_json() for i in self.invariants]}
+
+
+def encode(program: Program, goal_kinds: frozenset[str], deadline: float | None) -> tuple[HornRun | None, ProofResult | None]:
+    """The program's Horn clauses ready to solve, or why there are none."""
+    t0 = time.perf_counter()
+    sem = SymbolicSemantics(program, SemanticsOptions(), ClauseTarget())
+    sem.deadline = deadline
+    try:
+        system = run_with_big_stack(HornEncoding(sem, goal_kinds).run)
+    except (SymexLimit, RecursionError) as e:
+        return None, ProofResult("chc", "unknown", f"encoding: {e}", time_s=time.perf_counter() - t0)
+    if system.refused:
+        return None, ProofResult("chc", "refused", f"outside the Horn encoding: {system.refused}",
+                                 time_s=time.perf_counter() - t0)
+    if system.unsupported:
+        return None, ProofResult("chc", "refused", "unsupported: " + "; ".join(system.unsupported),
+                                 time_s=time.perf_counter() - t0)
+    return HornRun(system), None
+
+
+class HornProof:
+    """A Horn-clause proof attempt on a background thread. ``on_proved`` is called (on
+    that thread) when the proof is found, e.g. to interrupt the model checker."""
+
+    def __init__(self, program: Program, goal_kinds: frozenset[str], deadline: float,
+                 on_proved: Callable[[], None] | None = None) -> None:
+        self.deadline = deadline
+        self.on_proved = on_proved
+        self._result: ProofResult | None = None
+        self._thread: threading.Thread | None = None
+        self._stopped = False
+        self.t0 = time.perf_counter()
+        self.run, early = encode(program, goal_kinds, deadline)
+        if early is not None:
+            self._result = early
+            return
+        self._thread = threading.Thread(target=self._work, name="tracelearn-chc", daemon=True)
+        self._thread.start()
+
+    def _work(self) -> None:
+        assert self.run is not None
+        ans = self.run.solve(self.deadline)
+        status = "stopped" if self._stopped and ans.status == "unknown" else ans.status
+        self._result = ProofResult("chc", status, ans.reason if status != "stopped" else "another strategy answered first",
+                                   ans.invariants, time.perf_counter() - self.t0, ans.clauses, ans.predicates)
+        if status == "proved" and self.on_proved is not None:
+            self.on_proved()
+
+    @property
+    def proved(self) -> bool:
+        r = self._result
+        return r is not None and r.proved
+
+    def stop(self) -> None:
+        """Stop the attempt (the model checker answered)."""
+        if self._thread is None:
+            return
+        self._stopped = True
+        assert self.run is not None
+        while self._thread.is_alive():  # again and again: an interrupt before the query starts is lost
+            self.run.interrupt()
+            self._thread.join(0.05)
+
+    def result(self, wait: bool = True) -> ProofResult | None:
+        if wait and self._thread is not None:
+            while self._thread.is_alive():
+                self._thread.join(0.05)
+        return self._result
+
+
+def interrupt_main_context() -> None:
+    """Stop what z3's main context is solving (the model checker's query)."""
+    z3.main_ctx().interrupt()
