@@ -1,0 +1,166 @@
+"""Unbounded proofs: the Horn-clause strategy beside the model checker (`check --prove`).
+
+Every `true` here must hold for every path at any depth; every program that can fail
+must never get one (the clauses are bit-precise: wrap-around included)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tracelearn import check
+from tracelearn.analyses.check import CheckOptions, check as portfolio
+from tracelearn.analyses.proofs import encode
+from tracelearn.frontend.lower import DEFAULT_CHECKS, load_program
+from tracelearn.cli.main import main
+
+HEADER = "extern int __VERIFIER_nondet_int(void);\nextern void reach_error(void);\n"
+
+MCCARTHY = HEADER + """
+int f91(int x) {
+    if (x > 100)
+        return x - 10;
+    return f91(f91(x + 11));
+}
+int main(void) {
+    int x = __VERIFIER_nondet_int();
+    int r = f91(x);
+    if (!(r == 91 || (x > 101 && r == x - 10))) reach_error();
+    return 0;
+}
+"""
+
+# An unbounded loop: the model checker alone can only say "true up to the bound".
+TWIN_COUNTERS = HEADER + """
+int main(void) {
+    int x = 0, y = 0;
+    while (__VERIFIER_nondet_int()) { x++; y++; }
+    if (x != y) reach_error();
+    return 0;
+}
+"""
+
+# Safe over mathematical integers, not in C: x + 1 wraps at INT_MAX (gcc -fwrapv).
+WRAPS = HEADER + """
+int main(void) {
+    int x = __VERIFIER_nondet_int();
+    while (__VERIFIER_nondet_int()) { if (x > 0) x = x + 1; }
+    if (x > 0) { int y = x + 1; if (y <= 0) reach_error(); }
+    return 0;
+}
+"""
+
+# Recursion that leaves its result in a global.
+COUNTER = HEADER + """
+int g;
+void down(int n) { if (n <= 0) { g = 1; return; } down(n - 1); }
+int main(void) {
+    int n = __VERIFIER_nondet_int();
+    g = 0;
+    down(n);
+    if (g != 1) reach_error();
+    return 0;
+}
+"""
+
+HEAP = HEADER + """
+#include <stdlib.h>
+int main(void) {
+    int n = __VERIFIER_nondet_int();
+    while (__VERIFIER_nondet_int()) { int *p = malloc(sizeof(int)); if (p) { *p = n; free(p); } }
+    return 0;
+}
+"""
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def run(path: str, timeout: float = 30.0, **kw):
+    program = load_program(path, "ILP32", checks=DEFAULT_CHECKS | {"error-call", "assertion"})
+    opts = CheckOptions(timeout_s=timeout, checks=frozenset({"error-call", "assertion"}) | DEFAULT_CHECKS, **kw)
+    return portfolio(program, opts)
+
+
+def test_mccarthy91_is_proved_with_its_summary(tmp_path):
+    res = run(write(tmp_path, "m.c", MCCARTHY))
+    assert res.verdict == "true" and res.proved_by == "chc"
+    assert res.proof is not None and res.proof.status == "proved"
+    summary = next(i for i in res.proof.invariants if i.proc == "f91" and i.kind == "summary")
+    assert summary.is_c and "91" in summary.text and "\\result" in summary.text
+
+
+def test_an_unbounded_loop_is_proved_by_a_loop_invariant(tmp_path):
+    path = write(tmp_path, "t.c", TWIN_COUNTERS)
+    assert run(path, prove="none", timeout=3).verdict == "true-up-to-bound"
+    res = run(path)
+    assert res.verdict == "true" and res.proved_by == "chc"
+    assert any(i.kind == "loop" and i.proc == "main" for i in res.proof.invariants)
+
+
+def test_recursion_through_a_global_is_proved(tmp_path):
+    res = run(write(tmp_path, "c.c", COUNTER))
+    assert res.verdict == "true" and res.proved_by == "chc"
+
+
+def test_the_clauses_are_bit_precise_wraparound_is_a_bug(tmp_path):
+    res = run(write(tmp_path, "w.c", WRAPS))
+    assert res.verdict == "false"
+    assert res.counterexample.replay["status"] == "confirmed"
+    assert res.proof is None or res.proof.status != "proved"
+    # the Horn clauses alone see the error too (no model checker needed)
+    program = load_program(write(tmp_path, "w2.c", WRAPS), "ILP32", checks=DEFAULT_CHECKS | {"error-call"})
+    hr, early = encode(program, frozenset({"error-call"}) | DEFAULT_CHECKS, None)
+    assert early is None and hr.solve(None).status == "reachable"
+
+
+def test_a_bug_is_never_proved(tmp_path):
+    res = run(write(tmp_path, "b.c", MCCARTHY.replace("r == 91 ||", "r == 92 ||")))
+    assert res.verdict == "false" and res.proved_by == ""
+    assert res.proof is not None and res.proof.status in ("reachable", "stopped")
+
+
+def test_switched_off_undefined_behaviour_is_a_goal_of_the_proof(tmp_path):
+    # The assertion holds, but a[i] can be written out of bounds: with the bounds check
+    # switched off that is undefined behaviour, and no strategy may answer `true`.
+    path = write(tmp_path, "u.c", HEADER + """
+int main(void) {
+    int a[2];
+    int i = __VERIFIER_nondet_int();
+    if (i >= 0 && i <= 2) a[i] = 1;
+    if (0) reach_error();
+    return 0;
+}
+""")
+    program = load_program(path, "ILP32", checks=DEFAULT_CHECKS | {"error-call"})
+    res = portfolio(program, CheckOptions(timeout_s=20, checks=frozenset({"error-call"})))
+    assert res.verdict == "unknown" and "undefined behaviour" in res.reason
+    assert res.proof is not None and res.proof.status == "reachable"
+
+
+def test_heap_programs_are_refused_with_the_reason(tmp_path):
+    res = run(write(tmp_path, "h.c", HEAP), timeout=4)
+    assert res.verdict != "true"
+    assert res.proof.status == "refused" and "heap memory" in res.proof.reason
+
+
+def test_prove_option_json_and_text(tmp_path, capsys):
+    path = write(tmp_path, "m.c", MCCARTHY)
+    doc = check(path, prove="chc", timeout=30, checks="error-call")
+    assert doc["verdict"] == "true" and doc["proved_by"] == "chc"
+    assert doc["proof"]["status"] == "proved" and doc["proof"]["invariants"]
+    doc = check(path, prove="none", bound=2, checks="error-call")
+    assert doc["verdict"] == "true-up-to-bound" and doc["proof"] is None
+    assert main(["check", path, "--checks", "error-call", "--timeout", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "proved for every path" in out and "summary invariant of f91" in out
+    with pytest.raises(SystemExit) as stop:
+        main(["check", path, "--prove", "kind"])
+    assert stop.value.code == 2 and "--prove" in capsys.readouterr().err
+    assert main(["check", path, "--checks", "error-call", "--json", "--prove", "chc"]) == 0
+    assert json.loads(capsys.readouterr().out)["proof"]["method"] == "chc"
