@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+import z3
 
 from tracelearn import check
 from tracelearn.analyses.check import CheckOptions, check as portfolio
@@ -75,6 +76,17 @@ int main(void) {
 """
 
 
+def _constants(e: z3.ExprRef) -> list[z3.ExprRef]:
+    out, todo = {}, [e]
+    while todo:
+        x = todo.pop()
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out[str(x)] = x
+        elif z3.is_app(x):
+            todo.extend(x.children())
+    return list(out.values())
+
+
 def write(tmp_path: Path, name: str, text: str) -> str:
     p = tmp_path / name
     p.write_text(text)
@@ -92,7 +104,18 @@ def test_mccarthy91_is_proved_with_its_summary(tmp_path):
     assert res.verdict == "true" and res.proved_by == "chc"
     assert res.proof is not None and res.proof.status == "proved"
     summary = next(i for i in res.proof.invariants if i.proc == "f91" and i.kind == "summary")
-    assert summary.is_c and "91" in summary.text and "\\result" in summary.text
+    assert summary.is_c and "\\result" in summary.text and "\\old(x)" in summary.text
+    # the summary is McCarthy's: f91(x) = 91 for x <= 101, x - 10 above
+    f = summary.formula
+    names = {str(c): c for c in _constants(f)}
+
+    def holds(x: int, r: int) -> bool:
+        val = lambda c, v: z3.IntVal(v, f.ctx) if c.sort().kind() == z3.Z3_INT_SORT else z3.BitVecVal(v, c.size(), f.ctx)  # noqa: E731
+        subst = [(names[n], val(names[n], v)) for n, v in (("\\old(x)", x), ("\\result", r)) if n in names]
+        return z3.is_true(z3.simplify(z3.substitute(f, *subst)))
+
+    assert holds(50, 91) and holds(-7, 91) and holds(200, 190)
+    assert not holds(50, 92) and not holds(200, 91) and not holds(101, 91 + 1)
 
 
 def test_an_unbounded_loop_is_proved_by_a_loop_invariant(tmp_path):

@@ -35,6 +35,7 @@ class ProofResult:
     time_s: float = 0.0
     clauses: int = 0
     predicates: int = 0
+    arithmetic: str = ""  # what Spacer solved: "integer" (the exact translation) or "bit-vector"
 
     @property
     def proved(self) -> bool:
@@ -43,6 +44,7 @@ class ProofResult:
     def to_json(self) -> dict:
         return {"method": self.method, "status": self.status, "reason": self.reason or None,
                 "time_s": round(self.time_s, 4), "clauses": self.clauses, "predicates": self.predicates,
+                "arithmetic": self.arithmetic or None,
                 "invariants": [i.to_json() for i in self.invariants]}
 
 
@@ -88,7 +90,8 @@ class HornProof:
         ans = self.run.solve(self.deadline)
         status = "stopped" if self._stopped and ans.status == "unknown" else ans.status
         self._result = ProofResult("chc", status, ans.reason if status != "stopped" else "another strategy answered first",
-                                   ans.invariants, time.perf_counter() - self.t0, ans.clauses, ans.predicates)
+                                   ans.invariants, time.perf_counter() - self.t0, ans.clauses, ans.predicates,
+                                   ans.arithmetic)
         if status == "proved" and self.on_proved is not None:
             self.on_proved()
 

@@ -39,6 +39,7 @@ class BatchOptions:
     out: str = "tracelearn-batch"
     bound: int | None = None
     progress: Callable[[str], None] | None = None
+    prove: str | None = None  # check's --prove (None: its default)
 
 
 @dataclass
@@ -56,6 +57,7 @@ class RunRow:
     wall_s: float
     cpu_s: float
     memory_mb: float
+    proved_by: str = ""  # verdict true: "unwinding" or "chc"
 
 
 @dataclass
@@ -93,7 +95,8 @@ def run_id(task: Task) -> str:
     return f"{Path(task.source).resolve()}::{task.property.name}"
 
 
-def run_one(task: Task, timeout_s: float, memory_mb: int | None, bound: int | None) -> dict:
+def run_one(task: Task, timeout_s: float, memory_mb: int | None, bound: int | None,
+            prove: str | None = None) -> dict:
     """One run as its own ``tracelearn check`` process; the row and the check's document.
     A module-level function: Dask ships it to its workers."""
     cmd = [sys.executable, "-m", "tracelearn.cli.main", "check", task.source, "--property", task.prp,
@@ -102,6 +105,8 @@ def run_one(task: Task, timeout_s: float, memory_mb: int | None, bound: int | No
         cmd += ["--data-model", task.data_model]
     if bound is not None:
         cmd += ["--bound", str(bound)]
+    if prove is not None:
+        cmd += ["--prove", prove]
 
     def limits() -> None:
         if memory_mb is not None:
@@ -131,7 +136,7 @@ def run_one(task: Task, timeout_s: float, memory_mb: int | None, bound: int | No
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
-    row = {"verdict": "error", "answer": "unknown", "status": "unknown", "score": 0, "reason": ""}
+    row = {"verdict": "error", "answer": "unknown", "status": "unknown", "score": 0, "reason": "", "proved_by": ""}
     doc = None
     if killed.is_set():
         row["reason"] = f"killed {GRACE_S:g} s past the time limit"
@@ -143,7 +148,7 @@ def run_one(task: Task, timeout_s: float, memory_mb: int | None, bound: int | No
             doc = json.loads(stdout)
             t = doc["task"]
             row.update(verdict=doc["verdict"], answer=t["answer"], status=t["status"], score=t["score"],
-                       reason=doc.get("reason") or "")
+                       reason=doc.get("reason") or "", proved_by=doc.get("proved_by") or "")
         except (ValueError, KeyError) as e:
             row["reason"] = f"unreadable output ({e})"
     row.update(wall_s=round(wall, 3), cpu_s=round(usage.ru_utime + usage.ru_stime, 3),
@@ -172,7 +177,7 @@ def run_batch(tasks: list[Task], opts: BatchOptions) -> BatchResult:
         r = result["row"]
         row = RunRow(run_id(task), Path(task.source).stem, task.file, task.property.name, _expected(task),
                      r["answer"], r["status"], r["score"], r["verdict"], r["reason"], r["wall_s"], r["cpu_s"],
-                     r["memory_mb"])
+                     r["memory_mb"], r.get("proved_by", ""))
         if result["doc"] is not None:
             name = f"{Path(task.source).stem}.{task.property.name}.json"
             (out / "runs" / name).write_text(json.dumps(result["doc"], indent=1))
@@ -183,7 +188,7 @@ def run_batch(tasks: list[Task], opts: BatchOptions) -> BatchResult:
             opts.progress(f"[{len(rows)}/{total}] {row.task} ({row.property}): {row.answer} "
                           f"{row.status} ({row.wall_s:.1f} s)")
 
-    args = (opts.timeout_s, opts.memory_mb, opts.bound)
+    args = (opts.timeout_s, opts.memory_mb, opts.bound, opts.prove)
     if opts.scheduler:
         _on_dask(opts.scheduler, todo, args, finished)
     else:
@@ -216,11 +221,12 @@ def write_tables(result: BatchResult, out: str | Path) -> list[str]:
 
 def batch(tasks: list[str], *, property: str | None = None, jobs: int = 1, scheduler: str | None = None,
           timeout: float = 60.0, memory: int | None = 4096, bound: int | None = None, data_model: str = "ILP32",
-          out: str = "tracelearn-batch", progress: Callable[[str], None] | None = None) -> dict:
+          out: str = "tracelearn-batch", progress: Callable[[str], None] | None = None,
+          prove: str | None = None) -> dict:
     """Run the SV-COMP runs of ``tasks`` (files or folders); returns what
     ``tracelearn batch --json`` prints and writes the same tables into ``out``."""
     result = run_batch(collect_tasks(tasks, property, data_model),
-                       BatchOptions(timeout, memory, jobs, scheduler, out, bound, progress))
+                       BatchOptions(timeout, memory, jobs, scheduler, out, bound, progress, prove))
     doc = result.to_json()
     doc["warnings"] = write_tables(result, out)
     return doc

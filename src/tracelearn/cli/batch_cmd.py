@@ -24,6 +24,7 @@ def add_parser(sub) -> None:
     p.add_argument("--timeout", type=seconds, default=60.0, help="seconds per run (default 60)")
     p.add_argument("--memory", type=positive, default=4096, metavar="MB", help="memory per run (default 4096 MB)")
     p.add_argument("--bound", type=positive, help="unwinding bound of every run (default: deepen)")
+    p.add_argument("--prove", choices=["none", "chc", "all"], help="check's --prove for every run")
     p.add_argument("--data-model", default="ILP32", choices=["ILP32", "LP64", "ilp32", "lp64"],
                    help="for C files and tasks that do not say (default ILP32, as SV-COMP)")
     p.add_argument("--out", default="tracelearn-batch", metavar="DIR",
@@ -38,7 +39,7 @@ def run(args) -> int:
     tasks = collect_tasks(args.tasks, args.property, args.data_model)
     with Progress(enabled=not args.quiet) as progress:
         opts = BatchOptions(args.timeout, args.memory, args.jobs, args.scheduler, args.out, args.bound,
-                            progress.update)
+                            progress.update, args.prove)
         result = run_batch(tasks, opts)
     out = Path(args.out)
     doc = result.to_json()

@@ -113,8 +113,8 @@ def write_outputs(args, program, result, analysis, dm: str) -> None:
             write_output(args.witness, witness_yaml(cex, args.file, dm, analysis.waypoints(result)), "--witness")
         else:
             print(f"note: no witness written to {args.witness}: the verdict is {result.verdict}; "
-                  f"tracelearn writes violation witnesses only (correctness witnesses need invariants "
-                  f"it does not compute yet)", file=sys.stderr)
+                  f"tracelearn writes violation witnesses only (the invariants of a Horn-clause proof "
+                  f"are in the --json output; writing them as a correctness witness is not implemented yet)", file=sys.stderr)
     if args.playback and cex is not None:
         try:
             write_playback(program, cex, args.file, args.playback)

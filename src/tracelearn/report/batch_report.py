@@ -9,8 +9,8 @@ import io
 from dataclasses import asdict, fields
 from typing import Any, Sequence
 
-COLUMNS = ("task", "property", "expected", "answer", "status", "score", "verdict", "wall_s", "cpu_s", "memory_mb",
-           "reason")
+COLUMNS = ("task", "property", "expected", "answer", "status", "score", "verdict", "proved_by", "wall_s", "cpu_s",
+           "memory_mb", "reason")
 
 
 def batch_csv(rows: Sequence[Any]) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import z3
 
+from .bv2int import Untranslatable, to_int_clauses
 from .solving import check_sat
 from .strategies.horn import HornSystem, Predicate
 
@@ -29,6 +30,7 @@ class Invariant:
     loc: str
     text: str
     is_c: bool = True  # False: z3's notation (a quantifier Spacer left in)
+    formula: z3.BoolRef | None = field(default=None, repr=False, compare=False)  # over the named variables
 
     def to_json(self) -> dict:
         return {"function": self.proc, "kind": self.kind, "location": self.loc, "invariant": self.text,
@@ -43,24 +45,40 @@ class HornAnswer:
     time_s: float = 0.0
     clauses: int = 0
     predicates: int = 0
+    arithmetic: str = ""  # "integer" (exact translation) or "bit-vector"
 
 
 class HornRun:
     """One Spacer run on a copy of the clauses in a context of its own: ``solve`` may run
-    on another thread; ``interrupt`` stops it from any thread."""
+    on another thread; ``interrupt`` stops it from any thread.
 
-    def __init__(self, system: HornSystem) -> None:
+    ``arithmetic``: "auto" solves the exact integer translation of the clauses when there
+    is one (``bv2int``: Spacer's invariants over linear integers are its strength), else
+    the bit-vector clauses; "bv" always the bit-vector clauses."""
+
+    def __init__(self, system: HornSystem, arithmetic: str = "auto") -> None:
         self.ctx = z3.Context()
         self.system = system
         self.clauses = [c.translate(self.ctx) for c in system.clauses]
         self.preds = [(p, p.func.translate(self.ctx)) for p in system.predicates]
+        self.arithmetic = "bit-vector"
+        self.untranslatable = ""
+        if arithmetic == "auto":
+            try:
+                clauses, funcs = to_int_clauses(self.clauses, self.ctx)
+            except Untranslatable as e:
+                self.untranslatable = str(e)
+            else:
+                self.clauses = clauses
+                self.preds = [(p, funcs[f.name()]) for p, f in self.preds if f.name() in funcs]
+                self.arithmetic = "integer"
 
     def interrupt(self) -> None:
         self.ctx.interrupt()
 
     def solve(self, deadline: float | None) -> HornAnswer:
         t0 = time.perf_counter()
-        n = dict(clauses=len(self.clauses), predicates=len(self.preds))
+        n = dict(clauses=len(self.clauses), predicates=len(self.preds), arithmetic=self.arithmetic)
         s = z3.SolverFor("HORN", ctx=self.ctx)
         s.add(*self.clauses)
         try:
@@ -84,10 +102,11 @@ class HornRun:
     def invariants(self, model: z3.ModelRef) -> list[Invariant]:
         out = []
         for p, f in self.preds:
-            if p.kind == "err" or (p.kind == "block" and not p.loop_head) or p.proc.startswith("__tl_"):
+            if p.kind == "err" or (p.kind == "block" and not p.loop_head) or p.proc.startswith("__tl_") or \
+                    (p.kind == "sum" and p.proc == self.system.entry):
                 continue
             names = _names(p)
-            args = [z3.Const(nm, s.sort.translate(self.ctx)) for nm, s in zip(names, p.slots)]
+            args = [z3.Const(nm, f.domain(i)) for i, nm in enumerate(names)]
             val = _interpretation(model, f, args)
             if val is None:
                 continue
@@ -95,7 +114,7 @@ class HornRun:
             text = c_text(val)
             loc = str(p.loc) if p.loc is not None else ""
             out.append(Invariant(p.proc, "loop" if p.kind == "block" else "summary", loc,
-                                 text if text is not None else val.sexpr(), text is not None))
+                                 text if text is not None else val.sexpr(), text is not None, val))
         return out
 
 
@@ -126,6 +145,8 @@ def _names(p: Predicate) -> list[str]:
 
 
 _BIN = {
+    z3.Z3_OP_ADD: "+", z3.Z3_OP_SUB: "-", z3.Z3_OP_MUL: "*", z3.Z3_OP_LE: "<=", z3.Z3_OP_LT: "<",
+    z3.Z3_OP_GE: ">=", z3.Z3_OP_GT: ">",
     z3.Z3_OP_BADD: "+", z3.Z3_OP_BSUB: "-", z3.Z3_OP_BMUL: "*",
     z3.Z3_OP_SLEQ: "<=", z3.Z3_OP_SLT: "<", z3.Z3_OP_SGEQ: ">=", z3.Z3_OP_SGT: ">",
     z3.Z3_OP_EQ: "==", z3.Z3_OP_BAND: "&", z3.Z3_OP_BOR: "|", z3.Z3_OP_BXOR: "^",
@@ -165,6 +186,8 @@ def c_text(e: z3.ExprRef) -> str | None:
         if z3.is_bv_value(x):
             v, w = x.as_long(), x.size()
             return str(v - (1 << w) if v >> (w - 1) and w > 1 else v)
+        if z3.is_int_value(x):
+            return str(x.as_long())
         if z3.is_const(x):
             return x.decl().name()
         if not z3.is_app(x):
@@ -185,7 +208,7 @@ def c_text(e: z3.ExprRef) -> str | None:
             return f" {_BIN[k]} ".join(_paren(go(c)) for c in ch)
         if k in _UNSIGNED:
             return f" {_UNSIGNED[k]} ".join(f"(unsigned){_paren(go(c))}" for c in ch)
-        if k == z3.Z3_OP_BNEG:
+        if k in (z3.Z3_OP_UMINUS, z3.Z3_OP_BNEG):
             return f"-{_paren(go(ch[0]))}"
         if k in (z3.Z3_OP_SIGN_EXT, z3.Z3_OP_ZERO_EXT):
             return go(ch[0])

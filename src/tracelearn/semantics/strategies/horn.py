@@ -70,6 +70,7 @@ class HornSystem:
     refused: str = ""  # why the program is outside the encoding ("" if it is not)
     unsupported: list[str] = field(default_factory=list)  # paths the semantics cut
     goals: int = 0  # clauses whose head is false
+    entry: str = ""  # the entry procedure (its summary says nothing about the checks)
 
     @property
     def ok(self) -> bool:
@@ -142,6 +143,7 @@ class HornEncoding:
         sem = self.sem
         program = sem.program
         procs = reachable_procedures(program)
+        self.system.entry = program.entry
         why = refusal(program, procs)
         if why:
             self.system.refused = why
