@@ -327,11 +327,15 @@ def test_function_return_waypoint_at_closing_parenthesis(tmp_path):
     assert line[ret["location"]["column"] - 1] == ")"
 
 
-def test_witness_on_true_is_not_silent(tmp_path):
+def test_witness_on_true_is_a_correctness_witness(tmp_path):
     path = write(tmp_path, "t.c", "int main(void){ return 0; }\n")
     run = subprocess.run(TL + ["check", path, "--witness", str(tmp_path / "t.yml")], capture_output=True,
                          text=True, timeout=120)
-    assert "no witness written" in run.stderr
+    assert run.returncode == 0
+    entry = yaml.safe_load((tmp_path / "t.yml").read_text())[0]
+    assert entry["entry_type"] == "invariant_set" and entry["content"] == []
+    run = subprocess.run(TL + ["validate", str(tmp_path / "t.yml"), path], capture_output=True, text=True, timeout=120)
+    assert "WITNESS CONFIRMED" in run.stdout
 
 
 def test_signed_overflow_and_shift_checks(tmp_path, capsys):

@@ -9,9 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 import z3
 
-from tracelearn import check
+from tracelearn import check, validate
 from tracelearn.analyses.check import CheckOptions, check as portfolio
 from tracelearn.analyses.proofs import encode
 from tracelearn.frontend.lower import DEFAULT_CHECKS, load_program
@@ -187,3 +188,92 @@ def test_prove_option_json_and_text(tmp_path, capsys):
     assert stop.value.code == 2 and "--prove" in capsys.readouterr().err
     assert main(["check", path, "--checks", "error-call", "--json", "--prove", "chc"]) == 0
     assert json.loads(capsys.readouterr().out)["proof"]["method"] == "chc"
+
+
+# ------------------------------------------------------------ witnesses
+
+def test_every_correctness_witness_written_is_validated(tmp_path, capsys):
+    path = write(tmp_path, "t.c", TWIN_COUNTERS)
+    wit = str(tmp_path / "w.yml")
+    assert main(["check", path, "--checks", "error-call", "--witness", wit, "--timeout", "30"]) == 0
+    doc = yaml.safe_load(Path(wit).read_text())
+    entry = doc[0]
+    assert entry["entry_type"] == "invariant_set" and entry["metadata"]["format_version"] == "2.0"
+    invs = [c["invariant"] for c in entry["content"]]
+    assert invs and invs[0]["type"] == "loop_invariant" and invs[0]["location"]["line"] == 6
+    res = validate(wit, path, timeout=30)
+    assert res["result"] == "confirmed", res
+    assert res["invariants"][0]["value"] == invs[0]["value"]
+
+
+@pytest.mark.parametrize("value,reason", [
+    ("x == y + 1", "does not hold"),              # not even true on entry
+    ("x <= y", "do not imply the property"),      # inductive, too weak
+    ("x == y && x < 5", "does not hold"),         # true on entry, not kept by an iteration
+])
+def test_wrong_invariants_are_rejected(tmp_path, value, reason):
+    path = write(tmp_path, "t.c", TWIN_COUNTERS)
+    wit = tmp_path / "w.yml"
+    wit.write_text(WITNESS.format(file=path, value=value, line=6))
+    res = validate(str(wit), path, timeout=30)
+    assert res["result"] == "rejected" and reason in res["reason"], res
+    assert res["counterexample"] is not None
+
+
+def test_an_invariant_is_read_in_its_loops_scope(tmp_path):
+    # i is declared by the for statement; the invariant names it
+    path = write(tmp_path, "f.c", HEADER + """
+int main(void) {
+    int n = __VERIFIER_nondet_int();
+    if (n < 0 || n > 1000) return 0;
+    int s = 0;
+    for (int i = 0; i < n; i++) {
+        s += 2;
+    }
+    if (s != 2 * n) reach_error();
+    return 0;
+}
+""")
+    wit = tmp_path / "w.yml"
+    wit.write_text(WITNESS.format(file=path, value="s == 2 * i && i <= n && 0 <= i && n <= 1000", line=8))
+    assert validate(str(wit), path, timeout=30)["result"] == "confirmed"
+    wit.write_text(WITNESS.format(file=path, value="s == 2 * i + 2", line=8))
+    assert validate(str(wit), path, timeout=30)["result"] == "rejected"
+
+
+def test_witness_errors_name_the_place(tmp_path, capsys):
+    path = write(tmp_path, "t.c", TWIN_COUNTERS)
+    wit = tmp_path / "w.yml"
+    wit.write_text(WITNESS.format(file=path, value="x == y", line=3))
+    assert main(["validate", str(wit), path]) == 2
+    err = capsys.readouterr().err
+    assert "no loop starts at line 3" in err and "loops start at lines 6" in err and "Traceback" not in err
+    wit.write_text(WITNESS.format(file=path, value="x === y", line=6))
+    assert main(["validate", str(wit), path]) == 2
+    assert "is not a C expression" in capsys.readouterr().err
+    wit.write_text("- entry_type: invariant_set\n  content: [\n")
+    assert main(["validate", str(wit), path]) == 2
+    assert "w.yml:" in capsys.readouterr().err
+    wit.write_text("- entry_type: violation_sequence\n  metadata: {}\n  content: []\n")
+    assert validate(str(wit), path)["result"] == "unknown"
+
+
+WITNESS = """- entry_type: invariant_set
+  metadata:
+    format_version: "2.0"
+    task:
+      input_files: ["{file}"]
+      specification: "G ! call(reach_error())"
+      data_model: ILP32
+      language: C
+  content:
+    - invariant:
+        type: loop_invariant
+        location:
+          file_name: "{file}"
+          line: {line}
+          column: 5
+          function: main
+        value: "{value}"
+        format: c_expression
+"""

@@ -18,7 +18,7 @@ import z3
 
 from ..bigstack import run_with_big_stack
 from ..ir.program import Program
-from ..semantics.chc import HornRun, Invariant
+from ..semantics.chc import HornAnswer, HornRun, Invariant
 from ..semantics.strategies.horn import HornEncoding
 from ..semantics.symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
 from ..semantics.targets import ClauseTarget
@@ -87,7 +87,10 @@ class HornProof:
 
     def _work(self) -> None:
         assert self.run is not None
-        ans = self.run.solve(self.deadline)
+        try:
+            ans = self.run.solve(self.deadline)
+        except Exception as e:  # z3 failing inside (a limit of its own): no proof, said why
+            ans = HornAnswer("unknown", f"the Horn solver failed: {e}")
         status = "stopped" if self._stopped and ans.status == "unknown" else ans.status
         self._result = ProofResult("chc", status, ans.reason if status != "stopped" else "another strategy answered first",
                                    ans.invariants, time.perf_counter() - self.t0, ans.clauses, ans.predicates,

@@ -12,5 +12,6 @@ from __future__ import annotations
 from .batch import batch
 from .check import check
 from .explain import diff, explain, merge
+from .validate import validate
 
-__all__ = ["check", "explain", "diff", "merge", "batch"]
+__all__ = ["check", "explain", "diff", "merge", "batch", "validate"]

@@ -12,7 +12,7 @@ from ..report.jsonout import dumps as json_text
 from ..report.playback import write_playback
 from ..report.sarif import sarif_document
 from ..report.trace_text import counterexample_text, reproduce_command
-from ..report.witness import specification, witness_yaml
+from ..report.witness import correctness_witness_yaml, specification, witness_yaml
 from ..api.options import add_frontend_options, parse_checks, parse_defines, positive, seconds
 from .outputs import preflight, write_output
 from .progress import Progress
@@ -111,15 +111,27 @@ def write_outputs(args, program, result, analysis, dm: str) -> None:
                   f"failure", file=sys.stderr)
         elif cex is not None and analysis is not None:
             write_output(args.witness, witness_yaml(cex, args.file, dm, analysis.waypoints(result)), "--witness")
+        elif result.verdict == "true":
+            invs = [(program_file(inv.loc), *_line_col(inv.loc), inv.proc, inv.witness)
+                    for inv in (result.proof.invariants if result.proof is not None else [])
+                    if inv.kind == "loop" and inv.witness is not None]
+            write_output(args.witness, correctness_witness_yaml(invs, args.file, dm), "--witness")
         else:
-            print(f"note: no witness written to {args.witness}: the verdict is {result.verdict}; "
-                  f"tracelearn writes violation witnesses only (the invariants of a Horn-clause proof "
-                  f"are in the --json output; writing them as a correctness witness is not implemented yet)", file=sys.stderr)
+            print(f"note: no witness written to {args.witness}: the verdict is {result.verdict}", file=sys.stderr)
     if args.playback and cex is not None:
         try:
             write_playback(program, cex, args.file, args.playback)
         except OSError as e:
             print(f"tracelearn: warning: --playback {args.playback}: not written ({e.strerror or e})", file=sys.stderr)
+
+
+def program_file(loc: str) -> str:
+    return loc.rsplit(":", 2)[0]
+
+
+def _line_col(loc: str) -> tuple[int, int]:
+    parts = loc.rsplit(":", 2)
+    return int(parts[1]), int(parts[2])
 
 
 def print_text(result, args, elapsed: float, analysis=None, program=None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Callable, TypeVar
 
@@ -22,6 +23,7 @@ from ..ir.program import (
     Variable,
 )
 from ..ir.types import ArrayType, CType, FunctionType, VoidType
+from .annotations import LoopAnnotation, parse_expression
 from .context import FunctionContext
 from .conversions import convert, fold, promote, same_repr
 from .lower_expr import ExprLowering
@@ -53,8 +55,11 @@ def addr_taken_names(node: c_ast.Node | None, out: set[str]) -> None:
 
 
 class Lowerer(ExprLowering, StmtLowering, InitLowering):
-    def __init__(self, filename: str, std: StdTypes, checks: frozenset[str]) -> None:
+    def __init__(self, filename: str, std: StdTypes, checks: frozenset[str],
+                 annotations: list[LoopAnnotation] | None = None) -> None:
         self.filename = filename
+        self.annotations = annotations or []  # loop invariants from a witness
+        self.loops_per_line: Counter = Counter()
         self.std = std
         self.scopes = Scopes()
         self.warnings: list[str] = []
@@ -150,8 +155,17 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
             if isinstance(ext, c_ast.FuncDef):
                 self.defined.add(ext.decl.name)
         addr_taken_names(ast, self.addr_taken_global)
+        if self.annotations:
+            self.loops_per_line = _loops_per_line(ast, self.filename)
         for ext in ast.ext:
             self.external(ext)
+        for a in self.annotations:
+            if not a.used:
+                lines = ", ".join(str(n) for n in sorted(self.loops_per_line)) or "none"
+                raise TracelearnError(f"no loop starts at line {a.line}"
+                                      f"{'' if a.column is None else f', column {a.column}'}"
+                                      f"{f' of {a.function}' if a.function else ''} for the invariant {a.text!r} "
+                                      f"(loops start at lines {lines})", a.origin)
         for name in sorted(self.declared_only):
             g = self.globals[name]
             if isinstance(g.var.type, ArrayType) and g.var.type.length is None:
@@ -353,8 +367,23 @@ def _mem(lv: LVMem):
 # ------------------------------------------------------------------ public API
 
 
-def lower_ast(ast: c_ast.FileAST, filename: str, std: StdTypes, checks: frozenset[str]) -> Lowerer:
-    low = Lowerer(filename, std, checks)
+def _loops_per_line(ast: c_ast.FileAST, filename: str) -> Counter:
+    out: Counter = Counter()
+
+    class Loops(c_ast.NodeVisitor):
+        def generic_visit(self, node: c_ast.Node) -> None:
+            if isinstance(node, (c_ast.While, c_ast.DoWhile, c_ast.For)) and node.coord is not None and \
+                    node.coord.file == filename:
+                out[node.coord.line] += 1
+            super().generic_visit(node)
+
+    Loops().visit(ast)
+    return out
+
+
+def lower_ast(ast: c_ast.FileAST, filename: str, std: StdTypes, checks: frozenset[str],
+              annotations: list[LoopAnnotation] | None = None) -> Lowerer:
+    low = Lowerer(filename, std, checks, annotations)
     try:
         low.lower(ast)
     except RecursionError:
@@ -386,8 +415,10 @@ def load_program(
     entry: str = "main",
     checks: frozenset[str] = DEFAULT_CHECKS,
     use_system_cpp: bool = True,
+    annotations: list[LoopAnnotation] | None = None,
 ) -> Program:
-    """Preprocess, parse and lower a C file into an IR ``Program``."""
+    """Preprocess, parse and lower a C file into an IR ``Program``; ``annotations``:
+    loop invariants to assert and assume at their loop heads (witness validation)."""
     dm = data_model if isinstance(data_model, DataModel) else DataModel.named(data_model)
     std = StdTypes(dm)
     pre = preprocess(path, dm, include_dirs, defines, use_system_cpp)
@@ -397,7 +428,10 @@ def load_program(
             ast = parse_text(pre.text, path)
         except RecursionError:
             raise UnsupportedError("expression nested too deeply", deepest_nesting(pre.text)) from None
-        low = lower_ast(ast, path, std, checks)
+        for a in annotations or []:
+            if a.node is None:
+                a.node = parse_expression(a.text, a.origin)
+        low = lower_ast(ast, path, std, checks, annotations)
         return low, assemble(low, std, entry, checks)
 
     # pycparser and the lowering recurse once per nesting level (about 20 frames

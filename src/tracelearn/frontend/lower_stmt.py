@@ -6,7 +6,8 @@ from pycparser import c_ast
 
 from ..errors import TracelearnError, UnsupportedError
 from ..ir.expr import Binary, Const
-from ..ir.program import Branch, Goto, Nondet, Return, SourceLoc, is_library_file
+from ..ir.program import Assert, Assume, Branch, Goto, Nondet, Return, SourceLoc, is_library_file
+from .annotations import for_loop
 from ..ir.types import ArrayType, FunctionType, IntType, PointerType, StructType, VoidType, is_arith
 from .context import SwitchContext
 from .conversions import convert, fold, promote, to_truth
@@ -88,6 +89,7 @@ class StmtLowering:
         elif isinstance(node, c_ast.While):
             head, body, exit_ = cfg.new_block("while.head", loc), cfg.new_block("while.body", loc), cfg.new_block("while.end", loc)
             cfg.place(head, loc)
+            self.loop_invariants(node, loc)
             self.cond_branch(node.cond, body, exit_, keyword=loc)
             cfg.place(body, loc)
             self.loop_body(node.stmt, exit_, head)
@@ -96,6 +98,7 @@ class StmtLowering:
         elif isinstance(node, c_ast.DoWhile):
             body, cont, exit_ = cfg.new_block("do.body", loc), cfg.new_block("do.cond", loc), cfg.new_block("do.end", loc)
             cfg.place(body, loc)
+            self.loop_invariants(node, loc)
             self.loop_body(node.stmt, exit_, cont)
             cfg.place(cont, self.loc(node.cond))
             self.cond_branch(node.cond, body, exit_, keyword=loc)
@@ -111,6 +114,7 @@ class StmtLowering:
             head, body = cfg.new_block("for.head", loc), cfg.new_block("for.body", loc)
             step, exit_ = cfg.new_block("for.step", loc), cfg.new_block("for.end", loc)
             cfg.place(head, loc)
+            self.loop_invariants(node, loc)
             if node.cond is not None:
                 self.cond_branch(node.cond, body, exit_, keyword=loc)
             else:
@@ -158,6 +162,29 @@ class StmtLowering:
             raise UnsupportedError("unsupported construct: nested function definition", self.where(node))
         else:
             self.effect(node)
+
+    def loop_invariants(self, node: c_ast.Node, loc: SourceLoc) -> None:
+        """A witness's invariants of this loop (``frontend/annotations.py``): assert them,
+        forget every variable in scope, assume them."""
+        if not self.annotations or loc.file != self.filename:
+            return
+        mine = for_loop(self.annotations, loc.line, loc.col, self.ctx.name, self.loops_per_line[loc.line])
+        if not mine:
+            return
+        for a in mine:
+            a.used = True
+            pid = self.ctx.stable_id(loc, "invariant")
+            self.emit(Assert(self.truth_value(a.node), loc, pid, "invariant", f"loop invariant {a.text}", "witness"), node)
+        seen: set[str] = set()
+        for scope in reversed(self.scopes.stack):
+            for name, b in scope.names.items():
+                if isinstance(b, VarBinding) and name not in seen:
+                    seen.add(name)
+                    lv = self.var_lvalue(b.var, b.scope)
+                    target = lv.reg if isinstance(lv, LVReg) else _mem(lv)
+                    self.emit(Nondet(target, loc, f"any value of {name} (loop invariant)", name), node)
+        for a in mine:
+            self.emit(Assume(self.truth_value(a.node), loc), node)
 
     def loop_body(self, body: c_ast.Node | None, brk: int, cont: int) -> None:
         self.ctx.breaks.append(brk)

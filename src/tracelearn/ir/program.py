@@ -99,7 +99,8 @@ class Assume:
 
 # Kinds of checked properties. "assertion" and "error-call" are the user's;
 # the others are the engines' runtime checks (each can be switched off).
-PROPERTY_KINDS = ("assertion", "error-call", "bounds", "pointer", "div-by-zero", "overflow", "shift", "memleak")
+PROPERTY_KINDS = ("assertion", "error-call", "bounds", "pointer", "div-by-zero", "overflow", "shift", "memleak",
+                  "invariant")  # invariant: a witness's loop invariant, checked by `validate`
 
 
 @dataclass

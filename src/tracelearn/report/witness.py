@@ -116,3 +116,45 @@ def witness_yaml(cex: Counterexample, file: str, data_model: str, waypoints: lis
         waypoint(kind, f, line, col, fn, value, fmt)
     waypoint("target", cex.loc.file, cex.loc.line, cex.loc.col, cex.function, None, "")
     return "\n".join(lines) + "\n"
+
+
+def correctness_witness_yaml(invariants: list[tuple[str, int, int, str, str]], file: str, data_model: str,
+                             spec: str = SPECS["error-call"]) -> str:
+    """An SV-COMP correctness witness (YAML format 2.0, ``invariant_set``): ``invariants``
+    are (file, line, column, function, C expression) of loop invariants at their loop
+    heads. Empty when the proof needed none (recursion: Spacer's summaries are not loop
+    invariants; a program whose loops all unwound)."""
+    data = Path(file).read_bytes() if Path(file).is_file() else b""
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+    lines = [
+        "- entry_type: invariant_set",
+        "  metadata:",
+        '    format_version: "2.0"',
+        f"    uuid: {_q(str(uuid.uuid4()))}",
+        f"    creation_time: {_q(now)}",
+        "    producer:",
+        "      name: tracelearn",
+        f"      version: {_q(__version__)}",
+        "    task:",
+        "      input_files:",
+        f"        - {_q(file)}",
+        "      input_file_hashes:",
+        f"        {_q(file)}: {_q(hashlib.sha256(data).hexdigest())}",
+        f"      specification: {_q(spec)}",
+        f"      data_model: {data_model}",
+        "      language: C",
+        "  content:" + ("" if invariants else " []"),
+    ]
+    for f, line, col, fn, value in invariants:
+        lines.extend([
+            "    - invariant:",
+            "        type: loop_invariant",
+            "        location:",
+            f"          file_name: {_q(f)}",
+            f"          line: {line}",
+            f"          column: {col}",
+            f"          function: {_q(fn)}",
+            f"        value: {_q(value)}",
+            "        format: c_expression",
+        ])
+    return "\n".join(lines) + "\n"

@@ -31,6 +31,7 @@ class Invariant:
     text: str
     is_c: bool = True  # False: z3's notation (a quantifier Spacer left in)
     formula: z3.BoolRef | None = field(default=None, repr=False, compare=False)  # over the named variables
+    witness: str | None = None  # a loop invariant as C over the source variables in scope, for witnesses
 
     def to_json(self) -> dict:
         return {"function": self.proc, "kind": self.kind, "location": self.loc, "invariant": self.text,
@@ -113,9 +114,97 @@ class HornRun:
             val = _eliminate_quantifiers(val)
             text = c_text(val)
             loc = str(p.loc) if p.loc is not None else ""
+            short, wit = self.witness_text(p, names, args, val) if p.kind == "block" and self.arithmetic == "integer" \
+                else (None, None)
+            if short is not None and c_text(short) is not None:
+                text = c_text(short)  # the short form over the source variables reads better
             out.append(Invariant(p.proc, "loop" if p.kind == "block" else "summary", loc,
-                                 text if text is not None else val.sexpr(), text is not None, val))
+                                 text if text is not None else val.sexpr(), text is not None, val, wit))
         return out
+
+
+    def witness_text(self, p: Predicate, names: list[str], args: list[z3.ExprRef],
+                     val: z3.BoolRef) -> tuple[z3.BoolRef | None, str | None]:
+        """The loop invariant over the source variables only (entry values, temporaries
+        and memory contents projected out: still inductive, as the loop never changes
+        them), as C that evaluates to the same truth value: every variable widened to
+        ``long long`` (an unsigned one through its signed type, as the integer clauses
+        read it), or None when no such C exists (division, a quantifier left, a value
+        that could exceed ``long long``); with the formula printed."""
+        keep: dict[str, tuple[int, bool]] = {}
+        drop = []
+        for i, (nm, s, a) in enumerate(zip(names, p.slots, args)):
+            temporary = s.key.rsplit(":", 1)[-1].startswith("__")  # the frontend's, not the program's
+            source = i >= p.n_in and s.oid is None and not temporary and "$" not in nm and z3.is_bv_sort(s.sort)
+            if source:
+                keep[nm] = (s.sort.size(), s.signed)
+            else:
+                drop.append(a)
+        kept = [a for a, nm in zip(args, names) if nm in keep]
+        # every value is in its type's range: a context that lets z3 drop the wrap-around cases
+        ranges = [z3.And(a >= -(1 << (keep[str(a)][0] - 1)), a < (1 << (keep[str(a)][0] - 1))) for a in kept]
+        try:
+            goal = z3.Goal(ctx=self.ctx)
+            goal.add(z3.Exists(drop, val) if drop else val)
+            goal.add(*ranges)
+            res = z3.Then("qe", "simplify", ctx=self.ctx)(goal)
+            if len(res) != 1:
+                return None, None
+            f = res[0].as_expr()
+        except z3.Z3Exception:
+            return None, None
+        short = _implied_literals(f, z3.And(*ranges) if ranges else z3.BoolVal(True, self.ctx), set(keep))
+        return short, wide_c_text(short if short is not None else z3.simplify(f), keep)
+
+
+def _implied_literals(f: z3.BoolRef, ranges: z3.BoolRef, names: set[str]) -> z3.BoolRef | None:
+    """The conjunction of the comparisons in ``f`` (or their negations) that ``f``
+    implies, when it is equivalent to ``f`` within the ranges: a short form of what
+    quantifier elimination and wrap-around cases spelled out at length. None if not."""
+    atoms: dict[int, z3.BoolRef] = {}
+    todo = [f]
+    while todo:
+        x = todo.pop()
+        if z3.is_app(x) and x.decl().kind() in (z3.Z3_OP_LE, z3.Z3_OP_LT, z3.Z3_OP_GE, z3.Z3_OP_GT, z3.Z3_OP_EQ) \
+                and z3.is_int(x.arg(0)):
+            atoms[x.get_id()] = x
+        elif z3.is_app(x) and x.sort().kind() == z3.Z3_BOOL_SORT:
+            todo.extend(x.children())
+    if not atoms or len(atoms) > 60:
+        return None
+    def valid(premise: z3.BoolRef, conclusion: z3.BoolRef) -> bool:
+        s = z3.Solver(ctx=f.ctx)
+        s.set("timeout", 2000)
+        s.add(ranges, premise, z3.Not(conclusion))
+        return s.check() == z3.unsat
+
+    true = z3.BoolVal(True, f.ctx)
+    kept = []
+    for a in atoms.values():
+        if any(str(c) not in names for c in _consts(a)):
+            continue
+        for lit in (a, z3.Not(a)):
+            if valid(f, lit) and not valid(true, lit):  # implied, and not by the types alone
+                kept.append(lit)
+                break
+    if not kept or not valid(z3.And(*kept), f):
+        return None
+    for lit in list(kept):  # drop what the others imply
+        rest = [x for x in kept if x is not lit]
+        if rest and valid(z3.And(*rest), f):
+            kept = rest
+    return z3.simplify(z3.And(*kept)) if len(kept) > 1 else z3.simplify(kept[0])
+
+
+def _consts(e: z3.ExprRef) -> list[z3.ExprRef]:
+    out, todo = [], [e]
+    while todo:
+        x = todo.pop()
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.append(x)
+        elif z3.is_app(x):
+            todo.extend(x.children())
+    return out
 
 
 def _interpretation(model: z3.ModelRef, f: z3.FuncDeclRef, args: list[z3.ExprRef]) -> z3.BoolRef | None:
@@ -218,6 +307,77 @@ def c_text(e: z3.ExprRef) -> str | None:
 
     try:
         return go(e)
+    except _NotC:
+        return None
+
+
+_SIGNED_TYPE = {8: "signed char", 16: "short", 32: "int", 64: "long long"}
+_LIMIT = 1 << 62
+
+
+def wide_c_text(e: z3.ExprRef, widths: dict[str, tuple[int, bool]]) -> str | None:
+    """A linear-integer formula as C evaluated in ``long long`` without overflow (each
+    subterm's magnitude is bounded from the variables' widths), or None."""
+
+    def go(x: z3.ExprRef) -> tuple[str, int]:  # text, bound on |value| (0 for Booleans)
+        if z3.is_true(x):
+            return "1", 0
+        if z3.is_false(x):
+            return "0", 0
+        if z3.is_int_value(x):
+            v = x.as_long()
+            return (f"{v}LL" if v >= 0 else f"({v}LL)"), abs(v)
+        if z3.is_const(x):
+            name = x.decl().name()
+            if name not in widths:
+                raise _NotC()
+            w, signed = widths[name]
+            if w not in _SIGNED_TYPE:
+                raise _NotC()
+            inner = name if signed else f"({_SIGNED_TYPE[w]}){name}"
+            return f"(long long){inner}", 1 << (w - 1)
+        if not z3.is_app(x):
+            raise _NotC()
+        k = x.decl().kind()
+        ch = [go(c) for c in x.children()]
+        if k in (z3.Z3_OP_AND, z3.Z3_OP_OR):
+            op = " && " if k == z3.Z3_OP_AND else " || "
+            return op.join(f"({t})" for t, _ in ch), 0
+        if k == z3.Z3_OP_NOT:
+            return f"!({ch[0][0]})", 0
+        if k == z3.Z3_OP_IMPLIES:
+            return f"!({ch[0][0]}) || ({ch[1][0]})", 0
+        if k in (z3.Z3_OP_LE, z3.Z3_OP_LT, z3.Z3_OP_GE, z3.Z3_OP_GT, z3.Z3_OP_EQ, z3.Z3_OP_DISTINCT):
+            if len(ch) != 2 or not z3.is_int(x.children()[0]):
+                raise _NotC()
+            op = {z3.Z3_OP_LE: "<=", z3.Z3_OP_LT: "<", z3.Z3_OP_GE: ">=", z3.Z3_OP_GT: ">", z3.Z3_OP_EQ: "==",
+                  z3.Z3_OP_DISTINCT: "!="}[k]
+            return f"{ch[0][0]} {op} {ch[1][0]}", 0
+        if k == z3.Z3_OP_ADD:
+            bound = sum(b for _, b in ch)
+            if bound >= _LIMIT:
+                raise _NotC()
+            return "(" + " + ".join(t for t, _ in ch) + ")", bound
+        if k == z3.Z3_OP_SUB:
+            bound = sum(b for _, b in ch)
+            if bound >= _LIMIT:
+                raise _NotC()
+            return "(" + " - ".join(t for t, _ in ch) + ")", bound
+        if k == z3.Z3_OP_UMINUS:
+            return f"(-{ch[0][0]})", ch[0][1]
+        if k == z3.Z3_OP_MUL:
+            bound = 1
+            for _, b in ch:
+                bound *= max(b, 1)
+            if bound >= _LIMIT or sum(not z3.is_int_value(c) for c in x.children()) > 1:
+                raise _NotC()
+            return "(" + " * ".join(t for t, _ in ch) + ")", bound
+        if k == z3.Z3_OP_ITE:
+            return f"(({ch[0][0]}) ? {ch[1][0]} : {ch[2][0]})", max(ch[1][1], ch[2][1])
+        raise _NotC()  # div, mod: floor in z3, truncation in C
+
+    try:
+        return go(e)[0]
     except _NotC:
         return None
 
