@@ -51,7 +51,9 @@ def add_parser(sub) -> None:
     p.add_argument("--causes-inputs-only", action="store_true", help="hypothesise causes between inputs only")
     p.add_argument("--explain-timeout", type=seconds, default=120.0, help="seconds for --explain (default 120)")
     p.add_argument("--sarif", metavar="FILE", help="write SARIF 2.1.0 (a codeFlow per counterexample)")
-    p.add_argument("--witness", metavar="FILE", help="write an SV-COMP violation witness (YAML, format 2.0)")
+    p.add_argument("--witness", metavar="FILE",
+                   help="write an SV-COMP witness (YAML, format 2.0): a violation witness for false, a correctness "
+                        "witness (the proof's loop invariants) for true; `tracelearn validate` re-checks the latter")
     p.add_argument("--playback", metavar="DIR", help="write a C harness that replays the counterexample with gcc")
     add_frontend_options(p)
     p.set_defaults(run=run)
