@@ -255,6 +255,34 @@ def test_witness_errors_name_the_place(tmp_path, capsys):
     assert main(["validate", str(wit), path]) == 2
     assert "w.yml:" in capsys.readouterr().err
     wit.write_text("- entry_type: violation_sequence\n  metadata: {}\n  content: []\n")
+    assert main(["validate", str(wit), path]) == 2
+    assert "needs a target waypoint" in capsys.readouterr().err
+
+
+BUG = HEADER + """
+int main(void) {
+    int a = __VERIFIER_nondet_int();
+    int b = __VERIFIER_nondet_int();
+    if (a > 10 && b == a + 3) reach_error();
+    return 0;
+}
+"""
+
+
+def test_violation_witnesses_are_validated_by_running_them(tmp_path, capsys):
+    path = write(tmp_path, "b.c", BUG)
+    wit = tmp_path / "v.yml"
+    assert main(["check", path, "--checks", "error-call", "--witness", str(wit), "--quiet"]) == 0
+    capsys.readouterr()
+    res = validate(str(wit), path)
+    assert res["type"] == "violation" and res["result"] == "confirmed", res
+    a, b = res["inputs"]
+    assert a > 10 and b == a + 3
+    text = wit.read_text()
+    wit.write_text(text.replace(f"\\\\result == {b}", f"\\\\result == {b + 1}"))
+    res = validate(str(wit), path)
+    assert res["result"] == "rejected" and "ends ok" in res["reason"], res
+    wit.write_text(text.replace(f"\\\\result == {b}", "\\\\result > 3"))
     assert validate(str(wit), path)["result"] == "unknown"
 
 

@@ -6,12 +6,21 @@ as ``assert(inv); forget every variable in scope; assume(inv)``
 of ``check``. ``confirmed``: it is safe, so every invariant holds on entry, is kept by
 an iteration and implies the property; ``rejected``: an invariant fails (the
 counterexample shows where) or the invariants do not imply the property; ``unknown``
-otherwise. Violation witnesses are not validated yet (``unknown``, said so).
+otherwise.
+
+A violation witness is validated by execution (as SV-COMP's execution-based
+validators do): the values its ``function_return`` waypoints give the nondeterministic
+calls (``\\result == V``) are the inputs of a run of the interpreter, in waypoint
+order; ``confirmed`` when that run fails the witness's property at its target line,
+``rejected`` when it ends otherwise, ``unknown`` when the waypoints do not fix the
+inputs (constraints other than ``\\result == V``, or a run that needs more inputs
+and does not fail).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from pathlib import Path
 
@@ -21,7 +30,64 @@ from ..errors import OptionError, TracelearnError
 from ..frontend.annotations import LoopAnnotation
 from ..frontend.lower import DEFAULT_CHECKS, load_program
 from ..analyses.check import CheckOptions, check as portfolio
-from .tasks import parse_property
+from ..semantics.inputs import InputSource
+from ..semantics.interpreter import Interpreter
+from ..semantics.runs import InterpOptions
+from .tasks import Property, parse_property
+
+_RESULT = re.compile(r"^\s*\\result\s*==\s*\(?\s*(-?(?:0x[0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?))\s*\)?[uUlLfF]*\s*;?\s*$")
+
+
+def _violation(entries: list[dict], witness: str, file: str, dm: str, prop: Property) -> dict:
+    """Execution-based validation of a violation witness (see the module's text)."""
+    waypoints = []
+    for e in entries:
+        if e.get("entry_type") != "violation_sequence":
+            continue
+        for seg in e.get("content") or []:
+            for item in (seg or {}).get("segment") or []:
+                wp = (item or {}).get("waypoint") or {}
+                waypoints.append(wp)
+    target = next((w for w in waypoints if w.get("type") == "target"), None)
+    if target is None:
+        raise TracelearnError("a violation witness needs a target waypoint", witness)
+    values, lines, unfixed = [], [], []
+    for w in waypoints:
+        if w.get("type") != "function_return":
+            continue
+        c = str((w.get("constraint") or {}).get("value", ""))
+        m = _RESULT.match(c)
+        line = (w.get("location") or {}).get("line")
+        if m is None:
+            unfixed.append(f"line {line}: {c!r}")
+            continue
+        text = m.group(1)
+        values.append(float(text) if any(ch in text for ch in ".eE") and not text.startswith(("0x", "-0x"))
+                      else int(text, 0))
+        lines.append(line)
+    program = load_program(file, dm, checks=prop.checks | DEFAULT_CHECKS, entry=prop.entry)
+    src = InputSource(list(values), seed=0)
+    r = Interpreter(program, InterpOptions(checks=prop.checks, max_steps=20_000_000)).run(src, argv=None)
+    drawn = [i.loc.line for i in r.inputs]
+    out = {"type": "violation", "invariants": [], "inputs": values,
+           "run": {"status": r.status, "violation": r.violation.to_json() if r.violation else None,
+                   "inputs_drawn": len(r.inputs)}}
+    tline = (target.get("location") or {}).get("line")
+    if drawn[:len(lines)] != lines[:len(drawn)]:
+        out.update(result="unknown", reason=f"the witness's inputs (lines {lines}) are not the run's "
+                                            f"(lines {drawn[:len(lines) + 2]})")
+    elif r.status == "violation" and r.violation is not None and r.violation.loc.line == tline:
+        extra = len(r.inputs) - len(values)
+        out.update(result="confirmed", reason=f"the run with the witness's inputs fails: {r.violation.message} at "
+                                              f"{r.violation.loc}" + (f" ({extra} more inputs drawn)" if extra > 0 else ""))
+    elif unfixed or len(r.inputs) > len(values):
+        out.update(result="unknown", reason="the waypoints do not fix every input" +
+                   (f" ({'; '.join(unfixed[:3])})" if unfixed else "") + f"; the run ended {r.status}")
+    else:
+        where = f" ({r.violation.kind} at {r.violation.loc})" if r.violation else ""
+        out.update(result="rejected", reason=f"the run with the witness's inputs ends {r.status}{where}, "
+                                             f"not at the target line {tline}")
+    return out
 
 
 def _entries(path: str) -> list[dict]:
@@ -55,13 +121,14 @@ def validate(witness: str, file: str, *, timeout: float = 60.0, data_model: str 
         mine = hashlib.sha256(Path(file).read_bytes()).hexdigest()
         if mine not in hashes.values():
             doc["warnings"].append(f"{file}: its SHA-256 is not the one the witness names (another version?)")
-    if "invariant_set" not in kinds:
-        doc.update(type="violation" if "violation_sequence" in kinds else "unknown", result="unknown",
-                   reason="validating violation witnesses is not implemented yet" if "violation_sequence" in kinds
-                   else f"no invariant_set or violation_sequence entry (entries: {sorted(map(str, kinds))})",
-                   invariants=[], time_s=round(time.perf_counter() - t0, 4))
-        return doc
     prop = parse_property(f"CHECK( init(main()), LTL({spec}) )", "witness specification", witness)
+    if "invariant_set" not in kinds:
+        if "violation_sequence" not in kinds:
+            raise TracelearnError(f"no invariant_set or violation_sequence entry (entries: {sorted(map(str, kinds))})",
+                                  witness)
+        doc.update(_violation(entries, witness, file, dm, prop))
+        doc["time_s"] = round(time.perf_counter() - t0, 4)
+        return doc
     annotations: list[LoopAnnotation] = []
     skipped = []
     for i, e in enumerate(entries):
