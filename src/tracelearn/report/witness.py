@@ -63,15 +63,12 @@ def _q(s: object) -> str:
     return json.dumps(s) if isinstance(s, str) else str(s)
 
 
-def witness_yaml(cex: Counterexample, file: str, data_model: str, waypoints: list[tuple]) -> str:
-    """``waypoints``: (type, file, line, column, function, constraint, format) in trace order.
-    Only for a failure with an SV-COMP property (see :func:`specification`)."""
-    if specification(cex) is None:
-        raise ValueError(f"no SV-COMP property for a {cex.kind} failure")
+def _header(entry_type: str, file: str, data_model: str, spec: str | None) -> list[str]:
+    """The entry's first line and its metadata (format 2.0)."""
     data = Path(file).read_bytes() if Path(file).is_file() else b""
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
-    lines = [
-        "- entry_type: violation_sequence",
+    return [
+        f"- entry_type: {entry_type}",
         "  metadata:",
         '    format_version: "2.0"',
         f"    uuid: {_q(str(uuid.uuid4()))}",
@@ -84,11 +81,19 @@ def witness_yaml(cex: Counterexample, file: str, data_model: str, waypoints: lis
         f"        - {_q(file)}",
         "      input_file_hashes:",
         f"        {_q(file)}: {_q(hashlib.sha256(data).hexdigest())}",
-        f"      specification: {_q(specification(cex))}",
+        f"      specification: {_q(spec)}",
         f"      data_model: {data_model}",
         "      language: C",
-        "  content:",
     ]
+
+
+def witness_yaml(cex: Counterexample, file: str, data_model: str, waypoints: list[tuple]) -> str:
+    """``waypoints``: (type, file, line, column, function, constraint, format) in trace order.
+    Only for a failure with an SV-COMP property (see :func:`specification`)."""
+    if specification(cex) is None:
+        raise ValueError(f"no SV-COMP property for a {cex.kind} failure")
+    lines = _header("violation_sequence", file, data_model, specification(cex))
+    lines.append("  content:")
 
     def waypoint(kind: str, f: str, line: int, col: int, fn: str, constraint: str | None, fmt: str) -> None:
         lines.extend([
@@ -124,27 +129,8 @@ def correctness_witness_yaml(invariants: list[tuple[str, int, int, str, str]], f
     are (file, line, column, function, C expression) of loop invariants at their loop
     heads. Empty when the proof needed none (recursion: Spacer's summaries are not loop
     invariants; a program whose loops all unwound)."""
-    data = Path(file).read_bytes() if Path(file).is_file() else b""
-    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
-    lines = [
-        "- entry_type: invariant_set",
-        "  metadata:",
-        '    format_version: "2.0"',
-        f"    uuid: {_q(str(uuid.uuid4()))}",
-        f"    creation_time: {_q(now)}",
-        "    producer:",
-        "      name: tracelearn",
-        f"      version: {_q(__version__)}",
-        "    task:",
-        "      input_files:",
-        f"        - {_q(file)}",
-        "      input_file_hashes:",
-        f"        {_q(file)}: {_q(hashlib.sha256(data).hexdigest())}",
-        f"      specification: {_q(spec)}",
-        f"      data_model: {data_model}",
-        "      language: C",
-        "  content:" + ("" if invariants else " []"),
-    ]
+    lines = _header("invariant_set", file, data_model, spec)
+    lines.append("  content:" + ("" if invariants else " []"))
     for f, line, col, fn, value in invariants:
         lines.extend([
             "    - invariant:",
