@@ -307,7 +307,6 @@ class HornEncoding:
                 return
         t = blk.term
         sem.cur_loc = t.loc
-        body = atoms + eq.constraints[start:]
         if isinstance(t, Goto):
             errors()
             self.clause(atoms + eq.constraints[start:] + [st.guard], pc.blocks[t.target].func(*ins, *self.values(pc, st)))
@@ -333,7 +332,6 @@ class HornEncoding:
         elif isinstance(t, Exit):
             sem.exit(frame, st, t)
             errors()
-        del body
 
     def values(self, pc: "_Proc", st: State) -> list[z3.ExprRef]:
         return [self.get(st, s) for s in pc.cur_slots]
