@@ -162,6 +162,17 @@ int main(void) {
            __builtin_popcountll(v), __builtin_parity(7), __builtin_bswap64(v), __builtin_bswap32(0x11223344));
     return 0;
 }''', b"4 31 6 13 1 807060504030201 44332211\n"),
+    "statement_expressions": (r'''
+#include <stdio.h>
+#define MAX(a, b) ({ int _a = (a), _b = (b); _a > _b ? _a : _b; })
+int main(void) {
+    int i = 0, x = 5;
+    int m = MAX(i++, 3);                        /* i++ once: the GNU idiom's point */
+    int y = ({ int t = x; if (t > 2) t = t * 10; t; }) + ({ x++; x; });
+    ({ x += 100; });
+    printf("%d %d %d %d\n", m, i, y, x);
+    return 0;
+}''', b"3 1 56 106\n"),
 }
 
 

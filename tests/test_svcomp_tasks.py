@@ -179,3 +179,24 @@ def test_benchexec_tool_info_runs_tracelearn(tmp_path):
     assert results == {"bug": "false(unreach-call)", "safe": "true"}
     err = BaseTool2.Run(["x"], 2, BaseTool2.RunOutput(["tracelearn: error: f.c:1:2: bad"]), None)
     assert tool.determine_result(err) == "ERROR (f.c:1:2: bad)"
+
+
+def test_svcomp_tasks_treat_signed_overflow_as_undefined(tmp_path):
+    # reach_error needs x to wrap negative: undefined behaviour in C, so an SV-COMP task
+    # must not answer `false` (sv-benchmarks loop-zilu/benchmark01 is of this kind);
+    # plain `check` wraps as gcc -fwrapv and finds the call.
+    d = _suite(tmp_path)
+    src = HEAD + ("int main() { int x = 1; while (__VERIFIER_nondet_int()) x = x + x; "
+                  "if (x < 0) reach_error(); return 0; }\n")
+    (d / "wrap.c").write_text(src)
+    prp = str(tmp_path / "properties" / "unreach-call.prp")
+    doc = tracelearn.check(str(d / "wrap.c"), property=prp, bound=40, timeout=60)
+    assert doc["verdict"] == "unknown" and "overflow" in doc["reason"]
+    assert doc["task"]["answer"] == "unknown"
+    plain = tracelearn.check(str(d / "wrap.c"), bound=40, timeout=60)
+    assert plain["verdict"] == "false"
+    no_ub = HEAD + ("int main() { int x = 1; while (__VERIFIER_nondet_int() && x < 1000) x = x + x; "
+                    "if (x < 0) reach_error(); return 0; }\n")
+    (d / "nowrap.c").write_text(no_ub)
+    doc = tracelearn.check(str(d / "nowrap.c"), property=prp, timeout=60)
+    assert doc["task"]["answer"] == "true"

@@ -35,6 +35,10 @@ class CheckOptions:
     # Proof strategies beside the model checker: "none", "chc", "all"; None: "all" when
     # the bound deepens, "none" with a fixed --bound (a bounded question, answered at once).
     prove: str | None = None
+    # Check kinds whose failure is undefined behaviour: not followed, and a reachable one
+    # rules out `true`. SV-COMP tasks add signed overflow and shifts (C's own UB), which
+    # plain `check` lets wrap as gcc -fwrapv does.
+    undefined: frozenset[str] = frozenset({"bounds", "pointer", "div-by-zero"})
 
 
 @dataclass
@@ -75,11 +79,6 @@ class CheckResult:
     proved_by: str = ""  # verdict true: "unwinding" (every path explored) or "chc" (Horn clauses)
 
 
-# Runtime checks whose failure is undefined behaviour: switched off, the engines do
-# not follow a path past a failing one, so a `true` could hide what comes after.
-UNDEFINED_BEHAVIOUR_CHECKS = frozenset({"bounds", "pointer", "div-by-zero"})
-
-
 def check(program: Program, opts: CheckOptions, done: CheckProgress | None = None) -> CheckResult:
     """The portfolio: the model checker here, a Horn-clause proof on a thread beside it."""
     start = time.perf_counter()
@@ -94,7 +93,7 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
         if opts.progress is not None:
             opts.progress("encoding the program as Horn clauses")
         # a switched-off undefined-behaviour check is a goal too: a proof must rule it out
-        proof = HornProof(program, opts.checks | UNDEFINED_BEHAVIOUR_CHECKS, deadline, interrupt_main_context)
+        proof = HornProof(program, opts.checks | opts.undefined, deadline, interrupt_main_context)
         done.proof = proof
     try:
         return _portfolio(program, opts, done, deadline, proof)
@@ -196,7 +195,7 @@ def _bmc(program: Program, opts: CheckOptions, done: CheckProgress, deadline: fl
             break
         if enc.eq.unsupported:
             return CheckResult("unknown", b, None, stats, f"unsupported: {cut}", approximations, enc)
-        ub = _switched_off_violation(enc, opts.checks, stats)
+        ub = _switched_off_violation(enc, opts.checks, opts.undefined, stats)
         if ub is not None:
             return CheckResult("unknown", b, None, stats, ub, approximations, enc)
         last_done, last_enc = b, enc
@@ -224,11 +223,12 @@ def _bmc(program: Program, opts: CheckOptions, done: CheckProgress, deadline: fl
     return CheckResult("unknown", None, None, stats, reason or "no bound completed", approximations, None)
 
 
-def _switched_off_violation(enc: Encoding, checks: frozenset[str], stats: SolverStats) -> str | None:
+def _switched_off_violation(enc: Encoding, checks: frozenset[str], undefined: frozenset[str],
+                            stats: SolverStats) -> str | None:
     """Why the verdict cannot be `true` although every selected check holds: a
     switched-off runtime check can fail (undefined behaviour; what follows it is not
     analysed). ``None`` when no such failure is reachable within the bound."""
-    off = UNDEFINED_BEHAVIOUR_CHECKS - checks
+    off = undefined - checks
     steps = [s for s in enc.checks(off)] if off else []
     if not steps:
         return None

@@ -50,9 +50,12 @@ def check_run(
     progress: Callable[[str], None] | None = None,
     hard_deadline: bool = False,
     prove: str | None = None,
+    undefined: Iterable[str] = (),
 ) -> CheckRun:
     """Check ``file``; ``hard_deadline`` (the CLI's) also stops phases that do not
-    watch the clock, with an alarm signal (main thread only)."""
+    watch the clock, with an alarm signal (main thread only); ``undefined``: check
+    kinds (``overflow``, ``shift``) treated as undefined behaviour beyond the default
+    ones (bounds, pointer, div-by-zero): never followed, and no `true` past them."""
     t0 = time.perf_counter()
     if bound is not None and bound < 1:
         raise OptionError("bound must be >= 1")
@@ -76,9 +79,12 @@ def check_run(
                 progress("loading the program")
             # bounds and div-by-zero are always in the program: switched off, they still
             # mark undefined behaviour (see analyses/check.py)
-            program = load_program(file, dm, include, define or {}, entry=entry, checks=check_set | DEFAULT_CHECKS)
+            ub = frozenset(undefined)
+            program = load_program(file, dm, include, define or {}, entry=entry,
+                                   checks=check_set | DEFAULT_CHECKS | ub)
             opts = CheckOptions(bound=bound, timeout_s=max(0.001, timeout - (time.perf_counter() - t0)),
                                 checks=check_set, loop_bounds=loop_bounds, progress=progress, prove=prove)
+            opts.undefined = opts.undefined | ub
             result = bmc_check(program, opts, done)
         except CommandTimeout:
             result = done.stopped(f"timeout ({timeout:g} s)" + ("" if program else " while loading the program"))
@@ -99,6 +105,9 @@ def check_run(
     return CheckRun(doc, result, program, analysis, check_set)
 
 
+SVCOMP_UNDEFINED = frozenset({"overflow", "shift"})
+
+
 def check_task(task: Task, **options) -> CheckRun:
     """Check one SV-COMP run (a C file and a property): the property decides the checks
     and the entry; the document gains ``task`` (the answer, the expected verdict, the
@@ -106,8 +115,11 @@ def check_task(task: Task, **options) -> CheckRun:
     for k in ("checks", "entry", "data_model"):
         if k in options:
             raise OptionError(f"{k} comes from the property and the task; it cannot be given with one")
+    # C's undefined behaviour is undefined for SV-COMP too: a reach_error that needs a
+    # signed overflow or a bad shift on the way is no clean violation (never `false`,
+    # and no `true` while one is reachable).
     run = check_run(task.file, checks=task.property.checks, entry=task.property.entry,
-                    data_model=task.data_model, **options)
+                    data_model=task.data_model, undefined=SVCOMP_UNDEFINED - task.property.checks, **options)
     cex = run.result.counterexample
     answer, sub = property_verdict(task.property, run.result.verdict, cex.kind if cex else None,
                                    cex.prop_id if cex else None)

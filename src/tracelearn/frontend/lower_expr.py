@@ -45,6 +45,13 @@ def has_side_effects(node: c_ast.Node | None) -> bool:
     return any(has_side_effects(c) for _, c in node.children())
 
 
+# Block items that are statements, not expressions (a statement expression's value is
+# its last item only when that is an expression).
+_STATEMENT_NODES = (c_ast.Decl, c_ast.DeclList, c_ast.Compound, c_ast.If, c_ast.While, c_ast.DoWhile, c_ast.For,
+                    c_ast.Switch, c_ast.Case, c_ast.Default, c_ast.Break, c_ast.Continue, c_ast.Goto, c_ast.Label,
+                    c_ast.Return, c_ast.EmptyStatement, c_ast.Typedef, c_ast.Pragma)
+
+
 class ExprLowering:
     """Mixin of ``Lowerer``: expressions."""
 
@@ -116,11 +123,40 @@ class ExprLowering:
             for e in node.exprs[:-1]:
                 self.effect(e)
             return self.expr(node.exprs[-1], want)
+        if isinstance(node, c_ast.Compound):
+            return self.statement_expression(node, want)
         if isinstance(node, c_ast.InitList):
             raise UnsupportedError("initializer list outside a declaration", self.where(node))
         if isinstance(node, c_ast.Typename):
             raise UnsupportedError("type name used as a value", self.where(node))
         raise UnsupportedError(f"unsupported construct: {type(node).__name__}", self.where(node))
+
+    def statement_expression(self, node: c_ast.Compound, want: bool) -> Expr | None:
+        """GNU C's ``({ stmt; ...; e; })``: the statements run, the last expression
+        statement is the value (copied to a temporary: what follows in the enclosing
+        expression must not change it); a block ending otherwise has no value."""
+        if self.ctx is self.init_ctx:
+            raise UnsupportedError("statement expression outside a function", self.where(node))
+        items = node.block_items or []
+        self.scopes.push()
+        try:
+            for item in items[:-1]:
+                self.stmt(item)
+            last = items[-1] if items else None
+            if last is None or isinstance(last, _STATEMENT_NODES):
+                self.stmt(last)
+                if want:
+                    raise TracelearnError("statement expression without a value used as a value", self.where(node))
+                return None
+            v = self.expr(last, want)
+            if v is None or not want:
+                return v
+            loc = self.loc(node)
+            tmp = self.ctx.new_temp(v.type, loc, "stmtexpr")
+            self.emit(Assign(tmp, v, loc, hidden=True), node)
+            return tmp
+        finally:
+            self.scopes.pop()
 
     def touch(self, lv: LV, node: c_ast.Node) -> Expr | None:
         # `*p;` or `x;` as a statement: volatile reads are not modelled; nothing to do.
