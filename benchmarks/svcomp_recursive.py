@@ -1,6 +1,11 @@
 """SV-COMP 2015 Recursive (24 programs, ILP32): `check` verdicts, per strategy.
 
 Property unreach-call: only calls of __VERIFIER_error count (`--checks error-call`).
+Signed overflow wraps (gcc -fwrapv): the 2015 verdicts are stated so (Addition03's bug
+needs m + n to wrap; later SV-COMP versions rewrote such tasks). `--undefined` takes
+today's convention instead, signed overflow and bad shifts as undefined behaviour, as
+`check --property` does: an error behind one is no `false`, and no `true` while one is
+reachable.
 `--prove none` is the bounded model checker alone (a `true` only by complete
 unwinding), `--prove chc` the portfolio with the Horn-clause proof; the table has a
 column for each strategy given.
@@ -18,8 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from common import benchmarks_dir, table  # noqa: E402
 
-from tracelearn.frontend.lower import load_program  # noqa: E402
-from tracelearn.analyses.check import CheckOptions, check  # noqa: E402
+from tracelearn.api.check import SVCOMP_UNDEFINED, check_run  # noqa: E402
 
 
 def main() -> int:
@@ -27,6 +31,8 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per program")
     parser.add_argument("--only", default="", help="substring of the program names to run")
     parser.add_argument("--prove", default="none,chc", help="strategies, comma-separated (none = BMC alone)")
+    parser.add_argument("--undefined", action="store_true",
+                        help="signed overflow and shifts are undefined behaviour (today's SV-COMP), not wrapping")
     args = parser.parse_args()
     strategies = args.prove.split(",")
     all_counts = {}
@@ -53,8 +59,8 @@ def run_strategy(folder: Path, args, prove: str) -> dict:
         if args.only not in name:
             continue
         t0 = time.perf_counter()
-        program = load_program(str(folder / f"{name}.c"), "ILP32")
-        res = check(program, CheckOptions(timeout_s=args.timeout, checks=frozenset({"error-call"}), prove=prove))
+        res = check_run(str(folder / f"{name}.c"), timeout=args.timeout, checks=["error-call"], prove=prove,
+                        data_model="ILP32", undefined=SVCOMP_UNDEFINED if args.undefined else ()).result
         dt = time.perf_counter() - t0
         replay = res.counterexample.replay["status"] if res.counterexample else ""
         if expected == "false":
@@ -70,7 +76,8 @@ def run_strategy(folder: Path, args, prove: str) -> dict:
         rows.append([name, expected, res.verdict, res.proved_by or "-", res.bound if res.bound is not None else "-",
                      f"{dt:.2f}", replay or "-", res.stats.calls, proof, (res.reason or "")[:40]])
         print(f"{name}: {res.verdict} (bound {res.bound}, {dt:.1f}s)", file=sys.stderr, flush=True)
-    print(f"\n--prove {prove}, {args.timeout:g} s per program")
+    print(f"\n--prove {prove}, {args.timeout:g} s per program, "
+          f"{'signed overflow and shifts undefined' if args.undefined else 'signed overflow wraps'}")
     print(table(rows, ["program", "expected", "tracelearn", "proved by", "bound", "time s", "replay",
                        "solver calls", "Horn clauses", "note"]))
     print(f"\nfalse found with replayed counterexample: {counts['false_found']}/{counts['false_total']}; "

@@ -37,7 +37,7 @@ INT_TYPES = _int_types()
 ARITH_INT_TYPES = [t for t in INT_TYPES if not t.is_bool]
 FLOAT_TYPES = [STD["LP64"].float, STD["LP64"].double]
 INT_OPS = ["add", "sub", "mul", "div", "rem", "and", "or", "xor", "shl", "shr"]
-CMP_OPS = ["eq", "ne", "lt", "le", "gt", "ge", "smul_ok"]
+CMP_OPS = ["eq", "ne", "lt", "le", "gt", "ge", "sadd_ok", "ssub_ok", "smul_ok"]
 FLOAT_OPS = ["add", "sub", "mul", "div"]
 EXAMPLES = settings(max_examples=150, deadline=None)
 
@@ -98,8 +98,8 @@ def test_integer_binary_operators(op: str, t: IntType) -> None:
 @pytest.mark.parametrize("t", INT_TYPES + FLOAT_TYPES, ids=str)
 @pytest.mark.parametrize("op", CMP_OPS)
 def test_comparisons(op: str, t) -> None:
-    if op == "smul_ok" and not (isinstance(t, IntType) and t.signed):
-        pytest.skip("the overflow check of signed multiplication")
+    if op.endswith("_ok") and not (isinstance(t, IntType) and t.signed):
+        pytest.skip("the overflow checks of signed arithmetic")
     strat = float_value(t) if isinstance(t, FloatType) else int_value(t)
     rt = STD["LP64"].int
 
@@ -194,7 +194,7 @@ def _interpreter_fn(expr_of, param_types, ret):
 @pytest.mark.parametrize("t", ARITH_INT_TYPES + FLOAT_TYPES, ids=str)
 @pytest.mark.parametrize("op", INT_OPS + CMP_OPS)
 def test_interpreter_binary_operators(op: str, t) -> None:
-    if isinstance(t, FloatType) and op not in FLOAT_OPS + CMP_OPS or op == "smul_ok" and not getattr(t, "signed", False):
+    if isinstance(t, FloatType) and op not in FLOAT_OPS + CMP_OPS or op.endswith("_ok") and not getattr(t, "signed", False):
         pytest.skip("not an operator of this type")
     cmp = op in CMP_OPS
     rt = STD["LP64"].int if cmp else t

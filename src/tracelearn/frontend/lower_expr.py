@@ -601,15 +601,7 @@ class ExprLowering:
         """Signed ``a op b`` (operands already of type ``t``) must fit ``t``."""
         if "overflow" not in self.checks or not (isinstance(t, IntType) and t.signed):
             return
-        i = self.std.int
-        zero = Const(t, 0)
-        r = Binary(op, t, a, b)  # the wrapped result
-        if op == "add":  # overflow iff both operands differ in sign from the result
-            ok = Binary("ge", i, Binary("and", t, Binary("xor", t, a, r), Binary("xor", t, b, r)), zero, t)
-        elif op == "sub":
-            ok = Binary("ge", i, Binary("and", t, Binary("xor", t, a, b), Binary("xor", t, a, r)), zero, t)
-        else:
-            ok = Binary("smul_ok", i, a, b, t)
+        ok = Binary({"add": "sadd_ok", "sub": "ssub_ok", "mul": "smul_ok"}[op], self.std.int, a, b, t)
         self.emit_ub_check("overflow", ok, "signed overflow", node)
 
     def check_negation(self, t: CType, a: Expr, node: c_ast.Node) -> None:

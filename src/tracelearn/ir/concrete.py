@@ -60,9 +60,10 @@ def _fmul(a: float, b: float) -> float:
 def binary(op: str, t: CType, a, b, optype: CType | None = None):
     """Apply a binary IR operator. ``t`` is the result type (for comparisons the
     operand type is ``optype``)."""
-    if op == "smul_ok":
+    if op in ("sadd_ok", "ssub_ok", "smul_ok"):
         ot = optype or t
-        return 1 if ot.min <= a * b <= ot.max else 0
+        exact = a + b if op == "sadd_ok" else a - b if op == "ssub_ok" else a * b
+        return 1 if ot.min <= exact <= ot.max else 0
     if op in ("eq", "ne", "lt", "le", "gt", "ge"):
         ot = optype or t
         if isinstance(ot, IntType) and not ot.signed or isinstance(ot, PointerType):

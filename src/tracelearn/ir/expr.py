@@ -15,9 +15,12 @@ from .types import CType
 # from the operand type; floats use IEEE semantics with round-to-nearest-even.
 ARITH_OPS = ("add", "sub", "mul", "div", "rem", "shl", "shr", "and", "or", "xor")
 CMP_OPS = ("eq", "ne", "lt", "le", "gt", "ge")
-# Checks: 1 if the signed product of the operands (of type ``optype``) fits it. A
-# solver proves this far faster with its own overflow circuit than by widening.
-CHECK_OPS = ("smul_ok",)
+# Checks: 1 if the signed sum, difference or product of the operands (of type
+# ``optype``) fits it, computed exactly. Operators, not bit tricks on the wrapped
+# result: the symbolic semantics gives each the form its solvers handle best (one
+# extra bit for a sum, z3's overflow circuit for a product), and the integer
+# translation of Horn clauses reads a sum's check as plain arithmetic.
+CHECK_OPS = ("sadd_ok", "ssub_ok", "smul_ok")
 UNARY_OPS = ("neg", "not")  # "not" is bitwise ~; logical ! is a comparison with 0
 
 

@@ -11,7 +11,7 @@ from .program import (
 
 _OPS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "rem": "%", "shl": "<<", "shr": ">>",
         "and": "&", "or": "|", "xor": "^", "eq": "==", "ne": "!=", "lt": "<", "le": "<=",
-        "gt": ">", "ge": ">=", "smul_ok": "*fits"}
+        "gt": ">", "ge": ">=", "sadd_ok": "+fits", "ssub_ok": "-fits", "smul_ok": "*fits"}
 
 
 class _Text(IRVisitor):

@@ -155,6 +155,8 @@ class BvToInt:
         if k in (z3.Z3_OP_ULEQ, z3.Z3_OP_ULT, z3.Z3_OP_UGEQ, z3.Z3_OP_UGT):
             u, v = self.unsigned(a[0], w), self.unsigned(a[1], w)
             return {z3.Z3_OP_ULEQ: u <= v, z3.Z3_OP_ULT: u < v, z3.Z3_OP_UGEQ: u >= v, z3.Z3_OP_UGT: u > v}[k]
+        if k in (z3.Z3_OP_BADD, z3.Z3_OP_BSUB) and len(ch) == 2 and all(_narrow(c, w) for c in ch):
+            return a[0] + a[1] if k == z3.Z3_OP_BADD else a[0] - a[1]  # cannot wrap: an exact check's sum
         if k == z3.Z3_OP_BADD:
             acc = a[0]
             for b in a[1:]:
@@ -226,6 +228,15 @@ class BvToInt:
                 return self.unsigned(a[0], w) % (consts[1] + 1)  # x & (2^k - 1)
             raise Untranslatable("bitwise and")
         raise Untranslatable(f"operator {d.name()}")
+
+
+def _narrow(x: z3.ExprRef, w: int) -> bool:
+    """``x`` is a value of at most ``w - 1`` bits widened to ``w``: a sum or difference
+    of two such values fits ``w`` bits."""
+    if z3.is_app_of(x, z3.Z3_OP_SIGN_EXT):
+        return x.children()[0].size() < w
+    v = BvToInt.const_value(x)
+    return v is not None and -(1 << (w - 2)) <= v < (1 << (w - 2))
 
 
 def to_int_clauses(clauses: list[z3.BoolRef], ctx: z3.Context) -> tuple[list[z3.BoolRef], dict[str, z3.FuncDeclRef]]:

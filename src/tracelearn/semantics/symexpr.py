@@ -102,6 +102,12 @@ def binary(op: str, t: CType, a: z3.ExprRef, b: z3.ExprRef, optype: CType | None
         return bool_to_int(compare(op, optype or t, a, b))
     if op == "smul_ok":
         return bool_to_int(z3.And(z3.BVMulNoOverflow(a, b, True), z3.BVMulNoUnderflow(a, b)))
+    if op in ("sadd_ok", "ssub_ok"):  # exact in one more bit
+        w = a.size()
+        x, y = z3.SignExt(1, a), z3.SignExt(1, b)
+        r = x + y if op == "sadd_ok" else x - y
+        lo, hi = z3.BitVecVal(-(1 << (w - 1)), w + 1), z3.BitVecVal((1 << (w - 1)) - 1, w + 1)
+        return bool_to_int(z3.And(lo <= r, r <= hi))
     if isinstance(t, FloatType):
         return {"add": lambda: z3.fpAdd(RNE, a, b), "sub": lambda: z3.fpSub(RNE, a, b),
                 "mul": lambda: z3.fpMul(RNE, a, b), "div": lambda: z3.fpDiv(RNE, a, b)}[op]()
