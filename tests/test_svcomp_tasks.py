@@ -122,6 +122,22 @@ def test_batch_local_pool_resumes(tmp_path):
         {k: v[:2] for k, v in got.items()}
 
 
+def test_batch_validates_every_witness_it_writes(tmp_path):
+    d = _suite(tmp_path)
+    src = HEAD + ("int main() { int i = 0, s = 0, n = __VERIFIER_nondet_int(); while (i < n) { i++; s++; } "
+                  "if (s != i) reach_error(); return 0; }\n")
+    (d / "count.c").write_text(src)  # safe, proved with a loop invariant
+    (d / "count.yml").write_text((d / "safe.yml").read_text().replace("safe.c", "count.c"))
+    out = tmp_path / "out"
+    r = run_batch(collect_tasks([str(d)], None), BatchOptions(timeout_s=30, jobs=2, out=str(out), witnesses=True))
+    got = {row.task: (row.answer, row.validation) for row in r.rows}
+    assert got == {"bug": ("false", "confirmed"), "count": ("true", "confirmed"), "loop": ("true", "confirmed"),
+                   "safe": ("true", "confirmed")}
+    assert r.summary["witnesses"] == 4 and r.summary["witnesses_confirmed"] == 4
+    w = (out / "witnesses" / "count.unreach-call.yml").read_text()
+    assert "invariant_set" in w and "loop_invariant" in w  # the proof's invariant, re-checked
+
+
 def test_batch_memory_limit_is_no_verdict(tmp_path):
     d = _suite(tmp_path)
     r = run_batch(load_tasks(d / "bug.yml"), BatchOptions(timeout_s=30, memory_mb=40, out=str(tmp_path / "o")))

@@ -40,6 +40,7 @@ class BatchOptions:
     bound: int | None = None
     progress: Callable[[str], None] | None = None
     prove: str | None = None  # check's --prove (None: its default)
+    witnesses: bool = False  # write each run's witness to OUT/witnesses and validate it
 
 
 @dataclass
@@ -58,6 +59,8 @@ class RunRow:
     cpu_s: float
     memory_mb: float
     proved_by: str = ""  # verdict true: "unwinding" or "chc"
+    witness: str = ""  # the witness written (with --witnesses)
+    validation: str = ""  # `tracelearn validate` on it: confirmed, rejected, unknown, or why not run
 
 
 @dataclass
@@ -96,9 +99,11 @@ def run_id(task: Task) -> str:
 
 
 def run_one(task: Task, timeout_s: float, memory_mb: int | None, bound: int | None,
-            prove: str | None = None) -> dict:
+            prove: str | None = None, witness: str | None = None) -> dict:
     """One run as its own ``tracelearn check`` process; the row and the check's document.
-    A module-level function: Dask ships it to its workers."""
+    With ``witness`` (a path), the run writes its witness there and a ``tracelearn
+    validate`` process re-checks it, with the same limits. A module-level function:
+    Dask ships it to its workers."""
     cmd = [sys.executable, "-m", "tracelearn.cli.main", "check", task.source, "--property", task.prp,
            "--timeout", f"{timeout_s:g}", "--json", "--quiet"]
     if not task.source.endswith((".yml", ".yaml")):
@@ -107,6 +112,47 @@ def run_one(task: Task, timeout_s: float, memory_mb: int | None, bound: int | No
         cmd += ["--bound", str(bound)]
     if prove is not None:
         cmd += ["--prove", prove]
+    if witness is not None:
+        Path(witness).unlink(missing_ok=True)  # a rerun's witness is its own
+        cmd += ["--witness", witness]
+    run = _limited(cmd, timeout_s, memory_mb)
+    row = {"verdict": "error", "answer": "unknown", "status": "unknown", "score": 0, "reason": "", "proved_by": "",
+           "witness": "", "validation": ""}
+    doc = None
+    if run.killed:
+        row["reason"] = f"killed {GRACE_S:g} s past the time limit"
+    elif run.returncode != 0:
+        last = [ln for ln in run.stderr.splitlines() if ln.strip()][-1:] or [f"exit {run.returncode}"]
+        row["reason"] = ("memory limit" if "MemoryError" in run.stderr or "memory" in last[0].lower() else last[0])[:200]
+    else:
+        try:
+            doc = json.loads(run.stdout)
+            t = doc["task"]
+            row.update(verdict=doc["verdict"], answer=t["answer"], status=t["status"], score=t["score"],
+                       reason=doc.get("reason") or "", proved_by=doc.get("proved_by") or "")
+        except (ValueError, KeyError) as e:
+            row["reason"] = f"unreadable output ({e})"
+    row.update(wall_s=round(run.wall_s, 3), cpu_s=round(run.cpu_s, 3), memory_mb=round(run.memory_mb, 1))
+    if witness is not None and Path(witness).exists():
+        row["witness"] = witness
+        row["validation"] = _validate(witness, task, timeout_s, memory_mb)
+    return {"row": row, "doc": doc}
+
+
+@dataclass
+class _Finished:
+    returncode: int
+    stdout: str
+    stderr: str
+    killed: bool
+    wall_s: float
+    cpu_s: float
+    memory_mb: float
+
+
+def _limited(cmd: list[str], timeout_s: float, memory_mb: int | None) -> _Finished:
+    """``cmd`` as a process of its own session, with a memory limit, killed (with its
+    children) ``GRACE_S`` past ``timeout_s``; its own CPU time and peak memory."""
 
     def limits() -> None:
         if memory_mb is not None:
@@ -131,29 +177,25 @@ def run_one(task: Task, timeout_s: float, memory_mb: int | None, bound: int | No
             _, wstatus, usage = os.wait4(p.pid, 0)  # the run's own CPU time and peak memory
         finally:
             timer.cancel()
-        p.returncode = os.waitstatus_to_exitcode(wstatus)
         wall = time.perf_counter() - t0
         out.seek(0)
         err.seek(0)
-        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
-    row = {"verdict": "error", "answer": "unknown", "status": "unknown", "score": 0, "reason": "", "proved_by": ""}
-    doc = None
-    if killed.is_set():
-        row["reason"] = f"killed {GRACE_S:g} s past the time limit"
-    elif p.returncode != 0:
-        last = [ln for ln in stderr.splitlines() if ln.strip()][-1:] or [f"exit {p.returncode}"]
-        row["reason"] = ("memory limit" if "MemoryError" in stderr or "memory" in last[0].lower() else last[0])[:200]
-    else:
-        try:
-            doc = json.loads(stdout)
-            t = doc["task"]
-            row.update(verdict=doc["verdict"], answer=t["answer"], status=t["status"], score=t["score"],
-                       reason=doc.get("reason") or "", proved_by=doc.get("proved_by") or "")
-        except (ValueError, KeyError) as e:
-            row["reason"] = f"unreadable output ({e})"
-    row.update(wall_s=round(wall, 3), cpu_s=round(usage.ru_utime + usage.ru_stime, 3),
-               memory_mb=round(usage.ru_maxrss / 1024, 1))
-    return {"row": row, "doc": doc}
+        return _Finished(os.waitstatus_to_exitcode(wstatus), out.read().decode(errors="replace"),
+                         err.read().decode(errors="replace"), killed.is_set(), wall,
+                         usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def _validate(witness: str, task: Task, timeout_s: float, memory_mb: int | None) -> str:
+    cmd = [sys.executable, "-m", "tracelearn.cli.main", "validate", witness, task.file, "--timeout",
+           f"{timeout_s:g}", "--data-model", task.data_model, "--json", "--quiet"]
+    run = _limited(cmd, timeout_s, memory_mb)
+    if run.killed:
+        return "timeout"
+    try:
+        return json.loads(run.stdout)["result"]
+    except (ValueError, KeyError):
+        last = [ln for ln in run.stderr.splitlines() if ln.strip()][-1:] or [f"exit {run.returncode}"]
+        return f"error: {last[0][:150]}"
 
 
 def run_batch(tasks: list[Task], opts: BatchOptions) -> BatchResult:
@@ -177,7 +219,7 @@ def run_batch(tasks: list[Task], opts: BatchOptions) -> BatchResult:
         r = result["row"]
         row = RunRow(run_id(task), Path(task.source).stem, task.file, task.property.name, _expected(task),
                      r["answer"], r["status"], r["score"], r["verdict"], r["reason"], r["wall_s"], r["cpu_s"],
-                     r["memory_mb"], r.get("proved_by", ""))
+                     r["memory_mb"], r.get("proved_by", ""), r.get("witness", ""), r.get("validation", ""))
         if result["doc"] is not None:
             name = f"{Path(task.source).stem}.{task.property.name}.json"
             (out / "runs" / name).write_text(json.dumps(result["doc"], indent=1))
@@ -189,11 +231,15 @@ def run_batch(tasks: list[Task], opts: BatchOptions) -> BatchResult:
                           f"{row.status} ({row.wall_s:.1f} s)")
 
     args = (opts.timeout_s, opts.memory_mb, opts.bound, opts.prove)
+    if opts.witnesses:
+        (out / "witnesses").mkdir(exist_ok=True)
+    wit = {run_id(t): str((out / "witnesses" / f"{Path(t.source).stem}.{t.property.name}.yml").resolve())
+           if opts.witnesses else None for t in todo}
     if opts.scheduler:
-        _on_dask(opts.scheduler, todo, args, finished)
+        _on_dask(opts.scheduler, todo, args, wit, finished)
     else:
         with ThreadPoolExecutor(max_workers=opts.jobs) as pool:  # threads wait; each run is a process
-            futures = {pool.submit(run_one, t, *args): t for t in todo}
+            futures = {pool.submit(run_one, t, *args, wit[run_id(t)]): t for t in todo}
             for fut in as_completed(futures):
                 finished(futures[fut], fut.result())
     order = {run_id(t): i for i, t in enumerate(tasks)}
@@ -222,17 +268,18 @@ def write_tables(result: BatchResult, out: str | Path) -> list[str]:
 def batch(tasks: list[str], *, property: str | None = None, jobs: int = 1, scheduler: str | None = None,
           timeout: float = 60.0, memory: int | None = 4096, bound: int | None = None, data_model: str = "ILP32",
           out: str = "tracelearn-batch", progress: Callable[[str], None] | None = None,
-          prove: str | None = None) -> dict:
+          prove: str | None = None, witnesses: bool = False) -> dict:
     """Run the SV-COMP runs of ``tasks`` (files or folders); returns what
     ``tracelearn batch --json`` prints and writes the same tables into ``out``."""
     result = run_batch(collect_tasks(tasks, property, data_model),
-                       BatchOptions(timeout, memory, jobs, scheduler, out, bound, progress, prove))
+                       BatchOptions(timeout, memory, jobs, scheduler, out, bound, progress, prove, witnesses))
     doc = result.to_json()
     doc["warnings"] = write_tables(result, out)
     return doc
 
 
-def _on_dask(address: str, todo: list[Task], args: tuple, finished: Callable[[Task, dict], None]) -> None:
+def _on_dask(address: str, todo: list[Task], args: tuple, wit: dict[str, str | None],
+             finished: Callable[[Task, dict], None]) -> None:
     try:
         from distributed import Client, as_completed as dask_completed
     except ImportError:
@@ -242,7 +289,7 @@ def _on_dask(address: str, todo: list[Task], args: tuple, finished: Callable[[Ta
     except (OSError, TimeoutError) as e:
         raise OptionError(f"--scheduler {address}: cannot reach the scheduler ({e})") from None
     try:
-        futures = {client.submit(run_one, t, *args, pure=False): t for t in todo}
+        futures = {client.submit(run_one, t, *args, wit[run_id(t)], pure=False): t for t in todo}
         for fut in dask_completed(list(futures)):
             finished(futures[fut], fut.result())
     finally:
@@ -282,4 +329,7 @@ def summarize(rows: list[RunRow], wall_s: float) -> dict:
         "cpu_s": round(sum(r.cpu_s for r in rows), 2),
         "wall_s": round(wall_s, 2),
         "max_memory_mb": max((r.memory_mb for r in rows), default=0.0),
+        "witnesses": sum(1 for r in rows if r.witness),
+        "witnesses_confirmed": sum(1 for r in rows if r.validation == "confirmed"),
+        "witnesses_rejected": sum(1 for r in rows if r.validation == "rejected"),
     }

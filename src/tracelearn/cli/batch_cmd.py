@@ -25,6 +25,9 @@ def add_parser(sub) -> None:
     p.add_argument("--memory", type=positive, default=4096, metavar="MB", help="memory per run (default 4096 MB)")
     p.add_argument("--bound", type=positive, help="unwinding bound of every run (default: deepen)")
     p.add_argument("--prove", choices=["none", "chc", "all"], help="check's --prove for every run")
+    p.add_argument("--witnesses", action="store_true",
+                   help="write each run's SV-COMP witness to OUT/witnesses and re-check it with `tracelearn "
+                        "validate` (same limits); the table's validation column")
     p.add_argument("--data-model", default="ILP32", choices=["ILP32", "LP64", "ilp32", "lp64"],
                    help="for C files and tasks that do not say (default ILP32, as SV-COMP)")
     p.add_argument("--out", default="tracelearn-batch", metavar="DIR",
@@ -39,7 +42,7 @@ def run(args) -> int:
     tasks = collect_tasks(args.tasks, args.property, args.data_model)
     with Progress(enabled=not args.quiet) as progress:
         opts = BatchOptions(args.timeout, args.memory, args.jobs, args.scheduler, args.out, args.bound,
-                            progress.update, args.prove)
+                            progress.update, args.prove, args.witnesses)
         result = run_batch(tasks, opts)
     out = Path(args.out)
     doc = result.to_json()

@@ -9,8 +9,8 @@ import io
 from dataclasses import asdict, fields
 from typing import Any, Sequence
 
-COLUMNS = ("task", "property", "expected", "answer", "status", "score", "verdict", "proved_by", "wall_s", "cpu_s",
-           "memory_mb", "reason")
+COLUMNS = ("task", "property", "expected", "answer", "status", "score", "verdict", "proved_by", "validation", "wall_s",
+           "cpu_s", "memory_mb", "reason")
 
 
 def batch_csv(rows: Sequence[Any]) -> str:
@@ -37,7 +37,9 @@ def batch_text(rows: Sequence[Any], summary: dict) -> str:
 def summary_line(s: dict) -> str:
     return (f"{s['runs']} runs: correct true {s['correct_true']}, correct false {s['correct_false']}, "
             f"wrong true {s['wrong_true']}, wrong false {s['wrong_false']}, unknown {s['unknown']}; "
-            f"score {s['score']}; cpu {s['cpu_s']} s, wall {s['wall_s']} s, max memory {s['max_memory_mb']} MB")
+            f"score {s['score']}; cpu {s['cpu_s']} s, wall {s['wall_s']} s, max memory {s['max_memory_mb']} MB"
+            + (f"; witnesses {s['witnesses']}, confirmed {s['witnesses_confirmed']}, "
+               f"rejected {s['witnesses_rejected']}" if s.get("witnesses") else ""))
 
 
 def batch_html(rows: Sequence[Any], summary: dict, title: str = "tracelearn batch") -> str:
