@@ -19,6 +19,7 @@ from ..semantics.bmc import Encoding, SolverStats
 from ..semantics.interpreter import ALL_CHECKS
 from ..semantics.symbolic import SemanticsOptions, SymexLimit
 from ..semantics.traces import Counterexample, extract, replay
+from .kinduction import KInduction, KInductionProver
 from .proofs import PROVE_CHOICES, HornProof, ProofResult, interrupt_main_context
 
 
@@ -76,7 +77,8 @@ class CheckResult:
     encoding: Encoding | None = None
     model: z3.ModelRef | None = None  # the counterexample's model (verdict false)
     proof: ProofResult | None = None  # what the proof strategy did (None: not run)
-    proved_by: str = ""  # verdict true: "unwinding" (every path explored) or "chc" (Horn clauses)
+    proved_by: str = ""  # verdict true: "unwinding" (every path explored), "k-induction" or "chc" (Horn clauses)
+    kinduction: KInduction | None = None  # what k-induction did (None: not run)
 
 
 def check(program: Program, opts: CheckOptions, done: CheckProgress | None = None) -> CheckResult:
@@ -89,35 +91,39 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
     if prove not in PROVE_CHOICES:
         raise OptionError(f"prove is one of {', '.join(PROVE_CHOICES)}, not {prove!r}")
     proof = None
-    if prove != "none":
+    kind = KInductionProver(program, opts.checks | opts.undefined, opts.max_steps) if prove in ("kind", "all") else None
+    if prove in ("chc", "all"):
         if opts.progress is not None:
             opts.progress("encoding the program as Horn clauses")
         # a switched-off undefined-behaviour check is a goal too: a proof must rule it out
         proof = HornProof(program, opts.checks | opts.undefined, deadline, interrupt_main_context)
         done.proof = proof
     try:
-        return _portfolio(program, opts, done, deadline, proof)
+        result = _portfolio(program, opts, done, deadline, proof, kind)
+        if kind is not None:
+            result.kinduction = kind.result
+        return result
     finally:
         if proof is not None:  # an exception on the way (Ctrl-C, the command's time limit)
             proof.stop()
 
 
 def _portfolio(program: Program, opts: CheckOptions, done: CheckProgress, deadline: float,
-               proof: HornProof | None) -> CheckResult:
+               proof: HornProof | None, kind: KInductionProver | None) -> CheckResult:
     try:
-        result = _bmc(program, opts, done, deadline, proof)
+        result = _bmc(program, opts, done, deadline, proof, kind)
     except z3.Z3Exception:
         if proof is None or not proof.proved:  # not the interrupt of a proof found
             raise
         result = done.stopped("")
     if proof is None:
-        if result.verdict == "true":
+        if result.verdict == "true" and not result.proved_by:
             result.proved_by = "unwinding"
         return result
     if result.verdict in ("false", "true"):
         proof.stop()
         result.proof = proof.result()
-        if result.verdict == "true":
+        if result.verdict == "true" and not result.proved_by:
             result.proved_by = "unwinding"
         return result
     if opts.progress is not None and not proof.proved:
@@ -131,8 +137,9 @@ def _portfolio(program: Program, opts: CheckOptions, done: CheckProgress, deadli
 
 
 def _bmc(program: Program, opts: CheckOptions, done: CheckProgress, deadline: float,
-         proof: HornProof | None) -> CheckResult:
-    """The bounded model checker's deepening; it ends early when ``proof`` is found."""
+         proof: HornProof | None, kind: KInductionProver | None = None) -> CheckResult:
+    """The bounded model checker's deepening; it ends early when ``proof`` is found.
+    After each bound with no failing check, ``kind`` checks that bound's step case."""
     stats = done.stats
     stop = (lambda: proof.proved) if proof is not None else None
 
@@ -206,6 +213,10 @@ def _bmc(program: Program, opts: CheckOptions, done: CheckProgress, deadline: fl
         r2 = _reachable(enc, [s.guard for s in unwinds], stats)
         if r2 == "unsat":
             return CheckResult("true", b, None, stats, "", approximations, enc)
+        if kind is not None and kind.loop is not None:
+            say(f"bound {b}: k-induction step case")
+            if kind.step(b, deadline, stats, stop):
+                return CheckResult("true", b, None, stats, "", approximations, enc, proved_by="k-induction")
         if opts.bound is not None:
             return CheckResult("true-up-to-bound", b, None, stats, "some paths exceed the bound", approximations, enc)
         by_global = [s.guard for s in unwinds if s.origin != "explicit"]

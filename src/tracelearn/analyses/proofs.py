@@ -23,7 +23,7 @@ from ..semantics.strategies.horn import HornEncoding
 from ..semantics.symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
 from ..semantics.targets import ClauseTarget
 
-PROVE_CHOICES = ("none", "chc", "all")  # "all": every proof strategy tracelearn has
+PROVE_CHOICES = ("none", "kind", "chc", "all")  # "all": every proof strategy tracelearn has
 
 
 @dataclass

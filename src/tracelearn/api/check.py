@@ -140,7 +140,7 @@ def check(file: str, **options) -> dict:
     prints. Options are the command's, with underscores: ``bound``, ``timeout``,
     ``checks`` ("assertion,bounds" or a list), ``unwind_loop`` (["12=3"] or
     {"12": 3}), ``minimize``, ``method``, ``explain``, ``data_model``, ``entry``,
-    ``include``, ``define``, ``prove`` ("none", "chc", "all"; default: "all" unless
+    ``include``, ``define``, ``prove`` ("none", "kind", "chc", "all"; default: "all" unless
     ``bound`` is given); ``progress`` is called with a line of text per phase.
     ``property`` (a ``.prp`` file), or a task ``.yml`` as ``file``, checks an SV-COMP
     property instead of ``checks``."""

@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
     p.add_argument("--timeout", type=seconds, default=60.0, help="seconds per run (default 60)")
     p.add_argument("--memory", type=positive, default=4096, metavar="MB", help="memory per run (default 4096 MB)")
     p.add_argument("--bound", type=positive, help="unwinding bound of every run (default: deepen)")
-    p.add_argument("--prove", choices=["none", "chc", "all"], help="check's --prove for every run")
+    p.add_argument("--prove", choices=["none", "kind", "chc", "all"], help="check's --prove for every run")
     p.add_argument("--witnesses", action="store_true",
                    help="write each run's SV-COMP witness to OUT/witnesses and re-check it with `tracelearn "
                         "validate` (same limits); the table's validation column")

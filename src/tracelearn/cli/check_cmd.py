@@ -28,11 +28,12 @@ def add_parser(sub) -> None:
     p.add_argument("--unwind-loop", action="append", metavar="[FILE:]LINE=N",
                    help="bound of the loop whose head is at LINE (repeatable)")
     p.add_argument("--timeout", type=seconds, default=60.0, help="seconds before giving up (default 60)")
-    p.add_argument("--prove", choices=["none", "chc", "all"],
+    p.add_argument("--prove", choices=["none", "kind", "chc", "all"],
                    help="proof strategies run beside the model checker under the same --timeout, the first "
-                        "answer wins: chc = constrained Horn clauses solved by z3's Spacer (bit-precise; "
-                        "programs with heap memory, function pointers, floats or argc/argv are refused); "
-                        "all = every proof strategy (today: chc). Default: all, or none with --bound")
+                        "answer wins: kind = k-induction after each bound (programs with one loop, in the entry "
+                        "function, over scalar variables); chc = constrained Horn clauses solved by z3's Spacer "
+                        "(bit-precise; programs with heap memory, function pointers, floats or argc/argv are "
+                        "refused); all = both. Default: all, or none with --bound")
     p.add_argument("--checks", metavar="LIST",
                    help="checks: assertion, error-call, bounds, pointer, div-by-zero (these five are the "
                         "default), overflow (signed), shift, memleak; 'assertions' = assertion,error-call; "
@@ -113,6 +114,11 @@ def write_outputs(args, program, result, analysis, dm: str) -> None:
                   f"failure", file=sys.stderr)
         elif cex is not None and analysis is not None:
             write_output(args.witness, witness_yaml(cex, args.file, dm, analysis.waypoints(result)), "--witness")
+        elif result.verdict == "true" and result.proved_by == "k-induction" and result.kinduction is not None:
+            k = result.kinduction  # the invariants Houdini kept: true at every arrival at the loop head
+            invs = [(program_file(k.loop), *_line_col(k.loop), k.proc, " && ".join(f"({t})" for t in k.invariants))
+                    ] if k.invariants else []
+            write_output(args.witness, correctness_witness_yaml(invs, args.file, dm), "--witness")
         elif result.verdict == "true":
             invs = [(program_file(inv.loc), *_line_col(inv.loc), inv.proc, inv.witness)
                     for inv in (result.proof.invariants if result.proof is not None else [])
@@ -170,6 +176,9 @@ def print_text(result, args, elapsed: float, analysis=None, program=None) -> Non
             if inv.is_c and inv.text != "1":
                 print(f"  {inv.kind} invariant of {inv.proc} ({inv.loc}): {inv.text}")
         print("VERIFICATION SUCCESSFUL (proved for every path and every depth by an inductive invariant)")
+    elif verdict == "true" and result.proved_by == "k-induction":
+        print(f"VERIFICATION SUCCESSFUL (proved by k-induction, k = {result.bound}: no check fails within {result.bound} "
+              f"loop iterations, and none after {result.bound} good ones from any state)")
     elif verdict == "true":
         print("VERIFICATION SUCCESSFUL (all paths explored: the loops and recursion are fully unwound)")
     elif verdict == "true-up-to-bound":

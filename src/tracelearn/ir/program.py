@@ -100,7 +100,8 @@ class Assume:
 # Kinds of checked properties. "assertion" and "error-call" are the user's;
 # the others are the engines' runtime checks (each can be switched off).
 PROPERTY_KINDS = ("assertion", "error-call", "bounds", "pointer", "div-by-zero", "overflow", "shift", "memleak",
-                  "invariant")  # invariant: a witness's loop invariant, checked by `validate`
+                  "invariant", "candidate")  # invariant: a witness's loop invariant, checked by `validate`;
+# candidate: a candidate loop invariant of k-induction (strategies/kinduction.py)
 
 
 @dataclass

@@ -63,6 +63,9 @@ class SemanticsOptions:
     cut_props: frozenset = frozenset()  # ... except these properties (the analysis' targets)
     entry_args: str = "nondet"
     leak_checks: bool = False  # the memleak check at the ends of the program
+    # k-induction's step case (strategies/kinduction.py): (global, k): a check fails only
+    # once that global's value is past k; before, it is assumed to hold
+    armed: tuple[str, int] | None = None
 
 
 @dataclass
@@ -354,6 +357,10 @@ class SymbolicSemantics(IRVisitor):
         if self.user_site is not None:
             loc, prop_id = self.user_site, library_property(self.user_site, kind)
         viol_term = S.conj(st.guard, z3.Not(ok))
+        if self.opt.armed is not None:
+            name, k = self.opt.armed
+            n = st.regs.get("@" + name)
+            viol_term = S.conj(viol_term, n.term > k) if n is not None else z3.BoolVal(False)
         viol = z3.Bool(f"viol#{next(self.names)}")
         self.constrain(viol == viol_term)
         self.step(Step("check", st.guard, loc, self.fn, cond=ok, violation=viol, prop_id=prop_id,
