@@ -35,11 +35,15 @@ class KInduction:
     candidates: int = 0
     loop: str = ""  # where the loop head is (file:line:col), in the entry procedure
     proc: str = ""
+    # proved: the invariants alone are a proof (inductive, and no check fails in an
+    # iteration from any state satisfying them): a correctness witness can carry them
+    sufficient: bool = False
 
     def to_json(self) -> dict:
         return {"method": "k-induction", "status": self.status, "k": self.k, "reason": self.reason or None,
                 "steps_checked": self.steps_checked, "time_s": round(self.time_s, 4),
-                "candidates": self.candidates, "invariants": self.invariants, "loop": self.loop or None}
+                "candidates": self.candidates, "invariants": self.invariants, "loop": self.loop or None,
+                "invariants_sufficient": self.sufficient}
 
 
 class KInductionProver:
@@ -62,7 +66,12 @@ class KInductionProver:
             return False
         t0 = time.perf_counter()
         try:
-            return self._step(k, deadline, stats, stop)
+            if not self._step(k, deadline, stats, stop):
+                return False
+            # does the proof need k at all? the step case for 0 is the invariants' own
+            self.result.sufficient = k == 0 or self._step(0, deadline, stats, stop)
+            self.result.k, self.result.status, self.result.reason = k, "proved", ""
+            return True
         finally:
             self.result.time_s += time.perf_counter() - t0
 

@@ -117,7 +117,7 @@ def write_outputs(args, program, result, analysis, dm: str) -> None:
         elif result.verdict == "true" and result.proved_by == "k-induction" and result.kinduction is not None:
             k = result.kinduction  # the invariants Houdini kept: true at every arrival at the loop head
             invs = [(program_file(k.loop), *_line_col(k.loop), k.proc, " && ".join(f"({t})" for t in k.invariants))
-                    ] if k.invariants else []
+                    ] if k.invariants and k.sufficient else []  # else k-inductive only: no certificate
             write_output(args.witness, correctness_witness_yaml(invs, args.file, dm), "--witness")
         elif result.verdict == "true":
             invs = [(program_file(inv.loc), *_line_col(inv.loc), inv.proc, inv.witness)
