@@ -306,3 +306,16 @@ WITNESS = """- entry_type: invariant_set
         value: "{value}"
         format: c_expression
 """
+
+
+def test_a_violation_witness_skips_uninitialised_variables(tmp_path, capsys):
+    # `int x, y;` are inputs of the run (any value) but no function returns them: the
+    # witness gives only the nondet function's values (sv-benchmarks loop-lit/gcnr2008)
+    src = HEADER + ("int main(void) { int x, y; x = y = 0; while (__VERIFIER_nondet_int()) { x++; y += 2; } "
+                    "if (y == 6) reach_error(); return 0; }\n")
+    path = write(tmp_path, "u.c", src)
+    wit = tmp_path / "v.yml"
+    assert main(["check", path, "--checks", "error-call", "--witness", str(wit), "--quiet"]) == 0
+    capsys.readouterr()
+    res = validate(str(wit), path)
+    assert res["result"] == "confirmed", res

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -30,7 +31,7 @@ from ..errors import OptionError, TracelearnError
 from ..frontend.annotations import LoopAnnotation
 from ..frontend.lower import DEFAULT_CHECKS, load_program
 from ..analyses.check import CheckOptions, check as portfolio
-from ..semantics.inputs import InputSource
+from ..semantics.inputs import InputRecord, InputSource
 from ..semantics.interpreter import Interpreter
 from ..semantics.runs import InterpOptions
 from .tasks import Property, parse_property
@@ -66,9 +67,9 @@ def _violation(entries: list[dict], witness: str, file: str, dm: str, prop: Prop
                       else int(text, 0))
         lines.append(line)
     program = load_program(file, dm, checks=prop.checks | DEFAULT_CHECKS, entry=prop.entry)
-    src = InputSource(list(values), seed=0)
+    src = _ReturnValues(list(values), seed=0)
     r = Interpreter(program, InterpOptions(checks=prop.checks, max_steps=20_000_000)).run(src, argv=None)
-    drawn = [i.loc.line for i in r.inputs]
+    drawn = [i.loc.line for i in r.inputs if _returned(i.origin)]
     out = {"type": "violation", "invariants": [], "inputs": values,
            "run": {"status": r.status, "violation": r.violation.to_json() if r.violation else None,
                    "inputs_drawn": len(r.inputs)}}
@@ -77,10 +78,10 @@ def _violation(entries: list[dict], witness: str, file: str, dm: str, prop: Prop
         out.update(result="unknown", reason=f"the witness's inputs (lines {lines}) are not the run's "
                                             f"(lines {drawn[:len(lines) + 2]})")
     elif r.status == "violation" and r.violation is not None and r.violation.loc.line == tline:
-        extra = len(r.inputs) - len(values)
+        extra = len(drawn) - len(values)
         out.update(result="confirmed", reason=f"the run with the witness's inputs fails: {r.violation.message} at "
                                               f"{r.violation.loc}" + (f" ({extra} more inputs drawn)" if extra > 0 else ""))
-    elif unfixed or len(r.inputs) > len(values):
+    elif unfixed or len(drawn) > len(values):
         out.update(result="unknown", reason="the waypoints do not fix every input" +
                    (f" ({'; '.join(unfixed[:3])})" if unfixed else "") + f"; the run ended {r.status}")
     else:
@@ -88,6 +89,25 @@ def _violation(entries: list[dict], witness: str, file: str, dm: str, prop: Prop
         out.update(result="rejected", reason=f"the run with the witness's inputs ends {r.status}{where}, "
                                              f"not at the target line {tline}")
     return out
+
+
+def _returned(origin: str) -> bool:
+    """An input a function returns (``__VERIFIER_nondet_int()``): what a witness's
+    function_return waypoints give; the others (an uninitialised variable) it cannot."""
+    return origin.endswith(")")
+
+
+@dataclass
+class _ReturnValues(InputSource):
+    """The witness's values for the functions' returns, in order; any value for the
+    other inputs."""
+
+    def next(self, t, origin, loc):
+        if _returned(origin):
+            return super().next(t, origin, loc)
+        v = self._random(t)
+        self.consumed.append(InputRecord(len(self.consumed), origin, loc, str(t), v))
+        return v
 
 
 def _entries(path: str) -> list[dict]:
