@@ -84,3 +84,10 @@ def test_the_witness_of_a_k_induction_proof_is_validated(tmp_path):
     assert "(x == y)" in wit.read_text()
     res = tracelearn.validate(str(wit), str(f), timeout=60)
     assert res["result"] == "confirmed", res
+
+
+def test_no_k_induction_with_per_loop_bounds(tmp_path):
+    # the base case is the bound of every loop: with --unwind-loop it is not
+    doc = _check(tmp_path, EQUAL, bound=4, timeout=30, unwind_loop=["5=1"])
+    assert doc["kinduction"]["status"] == "refused" and "--unwind-loop" in doc["kinduction"]["reason"]
+    assert doc["verdict"] == "true-up-to-bound"

@@ -92,6 +92,8 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
         raise OptionError(f"prove is one of {', '.join(PROVE_CHOICES)}, not {prove!r}")
     proof = None
     kind = KInductionProver(program, opts.checks | opts.undefined, opts.max_steps) if prove in ("kind", "all") else None
+    if kind is not None and opts.loop_bounds:  # the base case would not be the global bound's
+        kind.refuse("--unwind-loop bounds some loops (the base case is the bound of every loop)")
     if prove in ("chc", "all"):
         if opts.progress is not None:
             opts.progress("encoding the program as Horn clauses")

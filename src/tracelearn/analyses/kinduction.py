@@ -60,6 +60,10 @@ class KInductionProver:
         if self.loop is not None:
             self.result.loop, self.result.proc = str(self.loop.loc), self.loop.proc
 
+    def refuse(self, why: str) -> None:
+        self.loop = None
+        self.result = KInduction("refused", reason=why)
+
     def step(self, k: int, deadline: float, stats: SolverStats, stop: Callable[[], bool] | None) -> bool:
         """Is the step case for ``k`` valid? (The caller has the base case for ``k``.)"""
         if self.loop is None:

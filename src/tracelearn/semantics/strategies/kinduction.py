@@ -41,6 +41,9 @@ COUNTER = "__tl_kind_arrivals"
 CANDIDATE = "candidate"  # the check kind of a candidate invariant
 _INT = IntType(32, True, "int")
 MAX_CONSTANTS = 8  # of the code's own constants, as bounds of candidate invariants
+# Library models with state of their own (a file table, the heap), which the arbitrary
+# state at the loop head would not cover.
+_STATEFUL = frozenset({"fopen", "fclose", "realloc", "malloc", "calloc", "free"})
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,8 @@ def kinduction_loop(program: Program) -> KLoop | str:
                     return f"heap memory (at {s.loc})"
                 if isinstance(s, Call) and s.callee is None:
                     return f"a call through a function pointer (at {s.loc})"
+                if isinstance(s, Call) and s.callee in _STATEFUL:
+                    return f"a call of {s.callee} (at {s.loc}): library state the arbitrary state would not cover"
     entry = program.procedures[program.entry]
     for v in entry.params + entry.locals:
         if v.in_memory:
