@@ -7,6 +7,7 @@ same answers. Prints each batch's table summary and wall time.
 The programs are read from ../shared/benchmarks/svcomp-recursive (restore.sh); task
 definitions (.yml, SV-COMP format 2.0, expected verdicts from verdicts.csv) and the
 unreach-call property file are written to a temporary folder beside the results.
+Signed overflow wraps (`--signed-overflow wraps`): the 2015 verdicts are stated so.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def write_tasks(folder: Path, out: Path) -> list[Path]:
 def batch(tasks: list[Path], out: Path, extra: list[str], timeout: float) -> tuple[dict, float]:
     t0 = time.perf_counter()
     p = subprocess.run([sys.executable, "-m", "tracelearn.cli.main", "batch", *map(str, tasks), "--out", str(out),
-                        "--timeout", str(timeout), "--json", "--quiet", *extra], capture_output=True, text=True)
+                        "--timeout", str(timeout), "--json", "--quiet", "--signed-overflow", "wraps", *extra], capture_output=True, text=True)
     if p.returncode != 0:
         raise SystemExit(f"batch failed: {p.stderr.strip()}")
     return json.loads(p.stdout), time.perf_counter() - t0

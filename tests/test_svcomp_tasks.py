@@ -197,22 +197,31 @@ def test_benchexec_tool_info_runs_tracelearn(tmp_path):
     assert tool.determine_result(err) == "ERROR (f.c:1:2: bad)"
 
 
-def test_svcomp_tasks_treat_signed_overflow_as_undefined(tmp_path):
-    # reach_error needs x to wrap negative: undefined behaviour in C, so an SV-COMP task
-    # must not answer `false` (sv-benchmarks loop-zilu/benchmark01 is of this kind);
-    # plain `check` wraps as gcc -fwrapv and finds the call.
+def test_svcomp_tasks_assume_no_signed_overflow(tmp_path):
+    # reach_error needs x to wrap negative: undefined behaviour in C, which SV-COMP's
+    # verdicts assume away (sv-benchmarks loop-zilu/benchmark01 was of this kind, expected
+    # true): the task is answered `true` and the overflow named; plain `check` wraps as
+    # gcc -fwrapv and finds the call.
     d = _suite(tmp_path)
     src = HEAD + ("int main() { int x = 1; while (__VERIFIER_nondet_int()) x = x + x; "
                   "if (x < 0) reach_error(); return 0; }\n")
     (d / "wrap.c").write_text(src)
     prp = str(tmp_path / "properties" / "unreach-call.prp")
-    doc = tracelearn.check(str(d / "wrap.c"), property=prp, bound=40, timeout=60)
-    assert doc["verdict"] == "unknown" and "overflow" in doc["reason"]
-    assert doc["task"]["answer"] == "unknown"
+    doc = tracelearn.check(str(d / "wrap.c"), property=prp, timeout=60)
+    assert doc["task"]["answer"] == "true" and doc["proved_by"] in ("k-induction", "chc")
+    # the model checker names the overflow once its bound reaches it (31 doublings)
+    doc = tracelearn.check(str(d / "wrap.c"), property=prp, bound=40, prove="none", timeout=60)
+    assert doc["task"]["answer"] == "true" and doc["proved_by"] == "unwinding"  # overflowing paths end
+    assert len(doc["assumptions"]) == 1 and "overflow" in doc["assumptions"][0]
     plain = tracelearn.check(str(d / "wrap.c"), bound=40, timeout=60)
     assert plain["verdict"] == "false"
     no_ub = HEAD + ("int main() { int x = 1; while (__VERIFIER_nondet_int() && x < 1000) x = x + x; "
                     "if (x < 0) reach_error(); return 0; }\n")
     (d / "nowrap.c").write_text(no_ub)
     doc = tracelearn.check(str(d / "nowrap.c"), property=prp, timeout=60)
-    assert doc["task"]["answer"] == "true"
+    assert doc["task"]["answer"] == "true" and doc["assumptions"] == []
+    # older task sets state their verdicts with wrap-around (SV-COMP 2015's Addition03)
+    doc = tracelearn.check(str(d / "wrap.c"), property=prp, signed_overflow="wraps", timeout=60)
+    assert doc["task"]["answer"] == "false"
+    with pytest.raises(OptionError, match="signed_overflow"):
+        tracelearn.check(str(d / "wrap.c"), signed_overflow="wraps")

@@ -40,6 +40,10 @@ class CheckOptions:
     # rules out `true`. SV-COMP tasks add signed overflow and shifts (C's own UB), which
     # plain `check` lets wrap as gcc -fwrapv does.
     undefined: frozenset[str] = frozenset({"bounds", "pointer", "div-by-zero"})
+    # Check kinds assumed never to fail (SV-COMP's convention for signed overflow and
+    # shifts): the paths through a failure end there, no proof has to rule one out, and
+    # one the model checker finds reachable is named in the result's `assumptions`.
+    assumed: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -52,18 +56,21 @@ class CheckProgress:
     stats: SolverStats = field(default_factory=SolverStats)
     found: "CheckResult | None" = None  # a counterexample, before its replay
     proof: HornProof | None = None  # the proof attempt running beside the model checker
+    assumptions: list[str] = field(default_factory=list)  # see CheckOptions.assumed
 
     def stopped(self, why: str) -> "CheckResult":
         if self.found is not None:  # a violation found is a finished result: keep it
             return self.found
         proof = self.proof.result(wait=False) if self.proof is not None else None
         if proof is not None and proof.proved:  # so is a proof
-            return CheckResult("true", self.last_done, None, self.stats, "", proof=proof, proved_by="chc")
+            return CheckResult("true", self.last_done, None, self.stats, "", proof=proof, proved_by="chc",
+                               assumptions=self.assumptions)
         if self.proof is not None and proof is None:
             proof = ProofResult("chc", "unknown", f"stopped: {why}", time_s=time.perf_counter() - self.proof.t0)
         verdict = "true-up-to-bound" if self.last_done is not None else "unknown"
         done = f" after bound {self.last_done}" if self.last_done is not None else ""
-        return CheckResult(verdict, self.last_done, None, self.stats, f"{why}{done}", proof=proof)
+        return CheckResult(verdict, self.last_done, None, self.stats, f"{why}{done}", proof=proof,
+                           assumptions=self.assumptions)
 
 
 @dataclass
@@ -79,6 +86,7 @@ class CheckResult:
     proof: ProofResult | None = None  # what the proof strategy did (None: not run)
     proved_by: str = ""  # verdict true: "unwinding" (every path explored), "k-induction" or "chc" (Horn clauses)
     kinduction: KInduction | None = None  # what k-induction did (None: not run)
+    assumptions: list[str] = field(default_factory=list)  # assumed-absent failures found reachable
 
 
 def check(program: Program, opts: CheckOptions, done: CheckProgress | None = None) -> CheckResult:
@@ -104,6 +112,7 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
         result = _portfolio(program, opts, done, deadline, proof, kind)
         if kind is not None:
             result.kinduction = kind.result
+        result.assumptions = done.assumptions
         return result
     finally:
         if proof is not None:  # an exception on the way (Ctrl-C, the command's time limit)
@@ -209,6 +218,11 @@ def _bmc(program: Program, opts: CheckOptions, done: CheckProgress, deadline: fl
             return CheckResult("unknown", b, None, stats, ub, approximations, enc)
         last_done, last_enc = b, enc
         done.last_done = b
+        if opts.assumed and not done.assumptions:
+            found = _switched_off_violation(enc, opts.checks, opts.assumed, stats)
+            if found is not None:
+                done.assumptions.append(found.replace("the paths through it are not analysed",
+                                                      "assumed not to happen: the paths through it end there"))
         unwinds = enc.eq.unwinds()
         if not unwinds:
             return CheckResult("true", b, None, stats, "", approximations, enc)

@@ -41,6 +41,7 @@ class BatchOptions:
     progress: Callable[[str], None] | None = None
     prove: str | None = None  # check's --prove (None: its default)
     witnesses: bool = False  # write each run's witness to OUT/witnesses and validate it
+    signed_overflow: str | None = None  # check's --signed-overflow (None: its default)
 
 
 @dataclass
@@ -99,7 +100,7 @@ def run_id(task: Task) -> str:
 
 
 def run_one(task: Task, timeout_s: float, memory_mb: int | None, bound: int | None,
-            prove: str | None = None, witness: str | None = None) -> dict:
+            prove: str | None = None, signed_overflow: str | None = None, witness: str | None = None) -> dict:
     """One run as its own ``tracelearn check`` process; the row and the check's document.
     With ``witness`` (a path), the run writes its witness there and a ``tracelearn
     validate`` process re-checks it, with the same limits. A module-level function:
@@ -112,6 +113,8 @@ def run_one(task: Task, timeout_s: float, memory_mb: int | None, bound: int | No
         cmd += ["--bound", str(bound)]
     if prove is not None:
         cmd += ["--prove", prove]
+    if signed_overflow is not None:
+        cmd += ["--signed-overflow", signed_overflow]
     if witness is not None:
         Path(witness).unlink(missing_ok=True)  # a rerun's witness is its own
         cmd += ["--witness", witness]
@@ -230,7 +233,7 @@ def run_batch(tasks: list[Task], opts: BatchOptions) -> BatchResult:
             opts.progress(f"[{len(rows)}/{total}] {row.task} ({row.property}): {row.answer} "
                           f"{row.status} ({row.wall_s:.1f} s)")
 
-    args = (opts.timeout_s, opts.memory_mb, opts.bound, opts.prove)
+    args = (opts.timeout_s, opts.memory_mb, opts.bound, opts.prove, opts.signed_overflow)
     if opts.witnesses:
         (out / "witnesses").mkdir(exist_ok=True)
     wit = {run_id(t): str((out / "witnesses" / f"{Path(t.source).stem}.{t.property.name}.yml").resolve())
@@ -268,11 +271,12 @@ def write_tables(result: BatchResult, out: str | Path) -> list[str]:
 def batch(tasks: list[str], *, property: str | None = None, jobs: int = 1, scheduler: str | None = None,
           timeout: float = 60.0, memory: int | None = 4096, bound: int | None = None, data_model: str = "ILP32",
           out: str = "tracelearn-batch", progress: Callable[[str], None] | None = None,
-          prove: str | None = None, witnesses: bool = False) -> dict:
+          prove: str | None = None, witnesses: bool = False, signed_overflow: str | None = None) -> dict:
     """Run the SV-COMP runs of ``tasks`` (files or folders); returns what
     ``tracelearn batch --json`` prints and writes the same tables into ``out``."""
     result = run_batch(collect_tasks(tasks, property, data_model),
-                       BatchOptions(timeout, memory, jobs, scheduler, out, bound, progress, prove, witnesses))
+                       BatchOptions(timeout, memory, jobs, scheduler, out, bound, progress, prove, witnesses,
+                                    signed_overflow))
     doc = result.to_json()
     doc["warnings"] = write_tables(result, out)
     return doc

@@ -51,11 +51,15 @@ def check_run(
     hard_deadline: bool = False,
     prove: str | None = None,
     undefined: Iterable[str] = (),
+    assumed: Iterable[str] = (),
 ) -> CheckRun:
     """Check ``file``; ``hard_deadline`` (the CLI's) also stops phases that do not
     watch the clock, with an alarm signal (main thread only); ``undefined``: check
     kinds (``overflow``, ``shift``) treated as undefined behaviour beyond the default
-    ones (bounds, pointer, div-by-zero): never followed, and no `true` past them."""
+    ones (bounds, pointer, div-by-zero): never followed, and no `true` past them;
+    ``assumed``: check kinds whose failure is assumed not to happen (SV-COMP's
+    convention for undefined behaviour): never followed, never a goal, and named in
+    the result's ``assumptions`` when one is reachable."""
     t0 = time.perf_counter()
     if bound is not None and bound < 1:
         raise OptionError("bound must be >= 1")
@@ -79,12 +83,13 @@ def check_run(
                 progress("loading the program")
             # bounds and div-by-zero are always in the program: switched off, they still
             # mark undefined behaviour (see analyses/check.py)
-            ub = frozenset(undefined)
+            ub, absent = frozenset(undefined), frozenset(assumed) - check_set
             program = load_program(file, dm, include, define or {}, entry=entry,
-                                   checks=check_set | DEFAULT_CHECKS | ub)
+                                   checks=check_set | DEFAULT_CHECKS | ub | absent)
             opts = CheckOptions(bound=bound, timeout_s=max(0.001, timeout - (time.perf_counter() - t0)),
                                 checks=check_set, loop_bounds=loop_bounds, progress=progress, prove=prove)
             opts.undefined = opts.undefined | ub
+            opts.assumed = absent
             result = bmc_check(program, opts, done)
         except CommandTimeout:
             result = done.stopped(f"timeout ({timeout:g} s)" + ("" if program else " while loading the program"))
@@ -108,18 +113,27 @@ def check_run(
 SVCOMP_UNDEFINED = frozenset({"overflow", "shift"})
 
 
-def check_task(task: Task, **options) -> CheckRun:
+OVERFLOW_CONVENTIONS = ("undefined", "wraps")
+
+
+def check_task(task: Task, signed_overflow: str = "undefined", **options) -> CheckRun:
     """Check one SV-COMP run (a C file and a property): the property decides the checks
     and the entry; the document gains ``task`` (the answer, the expected verdict, the
     status and the SV-COMP score)."""
     for k in ("checks", "entry", "data_model"):
         if k in options:
             raise OptionError(f"{k} comes from the property and the task; it cannot be given with one")
-    # C's undefined behaviour is undefined for SV-COMP too: a reach_error that needs a
-    # signed overflow or a bad shift on the way is no clean violation (never `false`,
-    # and no `true` while one is reachable).
+    # SV-COMP's verdicts assume a task has no undefined behaviour (a task with some is
+    # rewritten, e.g. loop-zilu's benchmark01 lost unreach-call for no-overflow false): a
+    # signed overflow or a bad shift ends the path (a reach_error behind one is not
+    # reached), and one found reachable is named in `assumptions`.
+    # `signed_overflow="wraps"`: older task sets whose verdicts need wrap-around
+    # (SV-COMP 2015's Addition03 is false only if m + n wraps).
+    if signed_overflow not in OVERFLOW_CONVENTIONS:
+        raise OptionError(f"signed_overflow is {' or '.join(OVERFLOW_CONVENTIONS)}, not {signed_overflow!r}")
+    assumed = SVCOMP_UNDEFINED - task.property.checks if signed_overflow == "undefined" else frozenset()
     run = check_run(task.file, checks=task.property.checks, entry=task.property.entry,
-                    data_model=task.data_model, undefined=SVCOMP_UNDEFINED - task.property.checks, **options)
+                    data_model=task.data_model, assumed=assumed, **options)
     cex = run.result.counterexample
     answer, sub = property_verdict(task.property, run.result.verdict, cex.kind if cex else None,
                                    cex.prop_id if cex else None)
@@ -145,9 +159,14 @@ def check(file: str, **options) -> dict:
     ``property`` (a ``.prp`` file), or a task ``.yml`` as ``file``, checks an SV-COMP
     property instead of ``checks``."""
     prop = options.pop("property", None)
+    overflow = options.pop("signed_overflow", None)
     if prop is not None or str(file).endswith((".yml", ".yaml")):
+        if overflow is not None:
+            options["signed_overflow"] = overflow
         tasks = load_tasks(file, prop, options.pop("data_model", "ILP32"))
         return check_task(one_task(tasks, file), **options).doc
+    if overflow is not None:
+        raise OptionError("signed_overflow is the convention of an SV-COMP task (give a property or a .yml)")
     return check_run(file, **options).doc
 
 

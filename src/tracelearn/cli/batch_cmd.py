@@ -25,6 +25,8 @@ def add_parser(sub) -> None:
     p.add_argument("--memory", type=positive, default=4096, metavar="MB", help="memory per run (default 4096 MB)")
     p.add_argument("--bound", type=positive, help="unwinding bound of every run (default: deepen)")
     p.add_argument("--prove", choices=["none", "kind", "chc", "all"], help="check's --prove for every run")
+    p.add_argument("--signed-overflow", choices=["undefined", "wraps"],
+                   help="check's --signed-overflow for every run (default undefined, today's SV-COMP)")
     p.add_argument("--witnesses", action="store_true",
                    help="write each run's SV-COMP witness to OUT/witnesses and re-check it with `tracelearn "
                         "validate` (same limits); the table's validation column")
@@ -42,7 +44,7 @@ def run(args) -> int:
     tasks = collect_tasks(args.tasks, args.property, args.data_model)
     with Progress(enabled=not args.quiet) as progress:
         opts = BatchOptions(args.timeout, args.memory, args.jobs, args.scheduler, args.out, args.bound,
-                            progress.update, args.prove, args.witnesses)
+                            progress.update, args.prove, args.witnesses, args.signed_overflow)
         result = run_batch(tasks, opts)
     out = Path(args.out)
     doc = result.to_json()

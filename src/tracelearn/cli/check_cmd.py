@@ -24,6 +24,10 @@ def add_parser(sub) -> None:
     p.add_argument("--property", metavar="FILE.prp",
                    help="an SV-COMP property file (unreach-call, valid-memsafety, valid-memcleanup, no-overflow): "
                         "it decides the checks and the entry; with a task .yml, selects one of its properties")
+    p.add_argument("--signed-overflow", choices=["undefined", "wraps"],
+                   help="for an SV-COMP task: signed overflow and bad shifts are undefined behaviour that the "
+                        "verdicts assume away (undefined, the default: the path ends there, a reachable one is "
+                        "noted), or wrap as gcc -fwrapv (older task sets, e.g. SV-COMP 2015)")
     p.add_argument("--bound", type=positive, help="unwind loops and recursion N times (default: deepen 1, 2, 4, ...)")
     p.add_argument("--unwind-loop", action="append", metavar="[FILE:]LINE=N",
                    help="bound of the loop whose head is at LINE (repeatable)")
@@ -69,13 +73,16 @@ def run(args) -> int:
         if args.checks:
             raise OptionError("--checks and a property exclude each other (the property decides the checks)")
         task = one_task(load_tasks(args.file, args.property, args.data_model), args.file)
+    elif args.signed_overflow:
+        raise OptionError("--signed-overflow is the convention of an SV-COMP task (give --property or a .yml)")
     common = dict(bound=args.bound, timeout=args.timeout, unwind_loop=args.unwind_loop, minimize=args.minimize,
                   method=args.method, explain=args.explain, causes_inputs_only=args.causes_inputs_only,
                   explain_timeout=args.explain_timeout, include=args.include, define=parse_defines(args.define),
                   hard_deadline=True, prove=args.prove)
     with Progress(enabled=not args.quiet) as progress:
         if task is not None:
-            run_ = check_task(task, progress=progress.update, **common)
+            run_ = check_task(task, signed_overflow=args.signed_overflow or "undefined", progress=progress.update,
+                              **common)
         else:
             run_ = check_run(args.file, checks=parse_checks(args.checks), data_model=args.data_model,
                              entry=args.entry, progress=progress.update, **common)
@@ -161,6 +168,8 @@ def print_text(result, args, elapsed: float, analysis=None, program=None) -> Non
             print(explanation_text(analysis.explanation, program.source_line if program else None))
         print()
     for a in result.approximations:
+        print(f"note: {a}")
+    for a in result.assumptions:
         print(f"note: {a}")
     s = result.stats
     print(f"Statistics: bound {result.bound}, {s.constraints} constraints, {s.calls} solver calls, "

@@ -31,6 +31,7 @@ def check_document(result: CheckResult, file: str, data_model: str, entry: str,
         "proof": result.proof.to_json() if result.proof is not None else None,
         "kinduction": result.kinduction.to_json() if result.kinduction is not None else None,
         "approximations": result.approximations,
+        "assumptions": result.assumptions,
         "warnings": warnings,
         "stats": stats,
     }
