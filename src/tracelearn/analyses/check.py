@@ -57,6 +57,7 @@ class CheckProgress:
     found: "CheckResult | None" = None  # a counterexample, before its replay
     proof: HornProof | None = None  # the proof attempt running beside the model checker
     assumptions: list[str] = field(default_factory=list)  # see CheckOptions.assumed
+    kinduction: KInductionProver | None = None
 
     def stopped(self, why: str) -> "CheckResult":
         if self.found is not None:  # a violation found is a finished result: keep it
@@ -64,13 +65,16 @@ class CheckProgress:
         proof = self.proof.result(wait=False) if self.proof is not None else None
         if proof is not None and proof.proved:  # so is a proof
             return CheckResult("true", self.last_done, None, self.stats, "", proof=proof, proved_by="chc",
-                               assumptions=self.assumptions)
+                               assumptions=self.assumptions, kinduction=self._kind())
         if self.proof is not None and proof is None:
             proof = ProofResult("chc", "unknown", f"stopped: {why}", time_s=time.perf_counter() - self.proof.t0)
         verdict = "true-up-to-bound" if self.last_done is not None else "unknown"
         done = f" after bound {self.last_done}" if self.last_done is not None else ""
         return CheckResult(verdict, self.last_done, None, self.stats, f"{why}{done}", proof=proof,
-                           assumptions=self.assumptions)
+                           assumptions=self.assumptions, kinduction=self._kind())
+
+    def _kind(self) -> KInduction | None:
+        return self.kinduction.result if self.kinduction is not None else None
 
 
 @dataclass
@@ -102,6 +106,7 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
     kind = KInductionProver(program, opts.checks | opts.undefined, opts.max_steps) if prove in ("kind", "all") else None
     if kind is not None and opts.loop_bounds:  # the base case would not be the global bound's
         kind.refuse("--unwind-loop bounds some loops (the base case is the bound of every loop)")
+    done.kinduction = kind
     if prove in ("chc", "all"):
         if opts.progress is not None:
             opts.progress("encoding the program as Horn clauses")

@@ -146,8 +146,9 @@ def step_case(program: Program, loop: KLoop, k: int, invariants: list[Candidate]
 
 def candidates(program: Program, loop: KLoop) -> list[Candidate]:
     """Candidate loop invariants over the entry procedure's integer variables and the
-    scalar globals: ``x == y``, ``x <= y``, ``x >= y`` for variables of one type, and
-    ``x >= c``, ``x <= c`` for the constants the code uses (the few smallest)."""
+    scalar globals: ``x == y``, ``x <= y``, ``x >= y`` for variables of one type,
+    ``x >= c``, ``x <= c`` for the constants the code uses (the few smallest), and the
+    parity of each (``x % 2 == 0`` or 1: counting by two)."""
     proc = program.procedures[loop.proc]
     regs: list[tuple[Reg, str]] = [(Reg(v.name, v.type, "local"), v.display) for v in proc.params + proc.locals
                                    if isinstance(v.type, IntType) and not v.type.is_bool
@@ -174,6 +175,8 @@ def candidates(program: Program, loop: KLoop) -> list[Candidate]:
                     rel(op, x, y, f"{xs} {sym[op]} {ys}")
         t = x.type
         assert isinstance(t, IntType)
+        for r in (0, 1):
+            rel("eq", Binary("rem", t, x, Const(t, 2)), Const(t, r), f"{xs} % 2 == {r}")
         for c in bounds:
             if t.min <= c <= t.max:
                 for op in ("le", "ge"):
