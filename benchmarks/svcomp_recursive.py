@@ -3,9 +3,8 @@
 Property unreach-call: only calls of __VERIFIER_error count (`--checks error-call`).
 Signed overflow wraps (gcc -fwrapv): the 2015 verdicts are stated so (Addition03's bug
 needs m + n to wrap; later SV-COMP versions rewrote such tasks). `--undefined` takes
-today's convention instead, signed overflow and bad shifts as undefined behaviour, as
-`check --property` does: an error behind one is no `false`, and no `true` while one is
-reachable.
+today's convention instead, as `check --property` does: signed overflow and bad shifts
+are undefined behaviour the verdicts assume away (a path ends at one).
 `--prove none` is the bounded model checker alone (a `true` only by complete
 unwinding), `--prove chc` the portfolio with the Horn-clause proof; the table has a
 column for each strategy given.
@@ -32,7 +31,7 @@ def main() -> int:
     parser.add_argument("--only", default="", help="substring of the program names to run")
     parser.add_argument("--prove", default="none,chc", help="strategies, comma-separated (none = BMC alone)")
     parser.add_argument("--undefined", action="store_true",
-                        help="signed overflow and shifts are undefined behaviour (today's SV-COMP), not wrapping")
+                        help="signed overflow and shifts assumed absent (today's SV-COMP), not wrapping")
     args = parser.parse_args()
     strategies = args.prove.split(",")
     all_counts = {}
@@ -60,7 +59,7 @@ def run_strategy(folder: Path, args, prove: str) -> dict:
             continue
         t0 = time.perf_counter()
         res = check_run(str(folder / f"{name}.c"), timeout=args.timeout, checks=["error-call"], prove=prove,
-                        data_model="ILP32", undefined=SVCOMP_UNDEFINED if args.undefined else ()).result
+                        data_model="ILP32", assumed=SVCOMP_UNDEFINED if args.undefined else ()).result
         dt = time.perf_counter() - t0
         replay = res.counterexample.replay["status"] if res.counterexample else ""
         if expected == "false":
