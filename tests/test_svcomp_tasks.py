@@ -209,6 +209,13 @@ def test_svcomp_tasks_assume_no_signed_overflow(tmp_path):
     prp = str(tmp_path / "properties" / "unreach-call.prp")
     doc = tracelearn.check(str(d / "wrap.c"), property=prp, timeout=60)
     assert doc["task"]["answer"] == "true" and doc["proved_by"] in ("k-induction", "chc")
+    # its witness holds under the same convention, and not where x wraps
+    wit = tmp_path / "w.yml"
+    p = subprocess.run([sys.executable, "-m", "tracelearn.cli.main", "check", str(d / "wrap.c"), "--property", prp,
+                        "--witness", str(wit), "--quiet"], capture_output=True, text=True)
+    assert p.returncode == 0 and wit.exists(), p.stderr
+    assert tracelearn.validate(str(wit), str(d / "wrap.c"), timeout=60)["result"] == "confirmed"
+    assert tracelearn.validate(str(wit), str(d / "wrap.c"), timeout=60, signed_overflow="wraps")["result"] != "confirmed"
     # the model checker names the overflow once its bound reaches it (31 doublings)
     doc = tracelearn.check(str(d / "wrap.c"), property=prp, bound=40, prove="none", timeout=60)
     assert doc["task"]["answer"] == "true" and doc["proved_by"] == "unwinding"  # overflowing paths end

@@ -138,7 +138,7 @@ def run_one(task: Task, timeout_s: float, memory_mb: int | None, bound: int | No
     row.update(wall_s=round(run.wall_s, 3), cpu_s=round(run.cpu_s, 3), memory_mb=round(run.memory_mb, 1))
     if witness is not None and Path(witness).exists():
         row["witness"] = witness
-        row["validation"] = _validate(witness, task, timeout_s, memory_mb)
+        row["validation"] = _validate(witness, task, timeout_s, memory_mb, signed_overflow)
     return {"row": row, "doc": doc}
 
 
@@ -188,9 +188,11 @@ def _limited(cmd: list[str], timeout_s: float, memory_mb: int | None) -> _Finish
                          usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def _validate(witness: str, task: Task, timeout_s: float, memory_mb: int | None) -> str:
+def _validate(witness: str, task: Task, timeout_s: float, memory_mb: int | None, signed_overflow: str | None) -> str:
     cmd = [sys.executable, "-m", "tracelearn.cli.main", "validate", witness, task.file, "--timeout",
            f"{timeout_s:g}", "--data-model", task.data_model, "--json", "--quiet"]
+    if signed_overflow is not None:
+        cmd += ["--signed-overflow", signed_overflow]
     run = _limited(cmd, timeout_s, memory_mb)
     if run.killed:
         return "timeout"

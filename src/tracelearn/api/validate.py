@@ -34,12 +34,14 @@ from ..analyses.check import CheckOptions, check as portfolio
 from ..semantics.inputs import InputRecord, InputSource
 from ..semantics.interpreter import Interpreter
 from ..semantics.runs import InterpOptions
+from .check import OVERFLOW_CONVENTIONS, SVCOMP_UNDEFINED
 from .tasks import Property, parse_property
 
 _RESULT = re.compile(r"^\s*\\result\s*==\s*\(?\s*(-?(?:0x[0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?))\s*\)?[uUlLfF]*\s*;?\s*$")
 
 
-def _violation(entries: list[dict], witness: str, file: str, dm: str, prop: Property) -> dict:
+def _violation(entries: list[dict], witness: str, file: str, dm: str, prop: Property,
+               assumed: frozenset[str]) -> dict:
     """Execution-based validation of a violation witness (see the module's text)."""
     waypoints = []
     for e in entries:
@@ -66,9 +68,10 @@ def _violation(entries: list[dict], witness: str, file: str, dm: str, prop: Prop
         values.append(float(text) if any(ch in text for ch in ".eE") and not text.startswith(("0x", "-0x"))
                       else int(text, 0))
         lines.append(line)
-    program = load_program(file, dm, checks=prop.checks | DEFAULT_CHECKS, entry=prop.entry)
+    # an assumed-absent failure (a signed overflow, for SV-COMP) stops the run short of the target
+    program = load_program(file, dm, checks=prop.checks | DEFAULT_CHECKS | assumed, entry=prop.entry)
     src = _ReturnValues(list(values), seed=0)
-    r = Interpreter(program, InterpOptions(checks=prop.checks, max_steps=20_000_000)).run(src, argv=None)
+    r = Interpreter(program, InterpOptions(checks=prop.checks | assumed, max_steps=20_000_000)).run(src, argv=None)
     drawn = [i.loc.line for i in r.inputs if _returned(i.origin)]
     out = {"type": "violation", "invariants": [], "inputs": values,
            "run": {"status": r.status, "violation": r.violation.to_json() if r.violation else None,
@@ -124,9 +127,13 @@ def _entries(path: str) -> list[dict]:
     return doc
 
 
-def validate(witness: str, file: str, *, timeout: float = 60.0, data_model: str | None = None) -> dict:
+def validate(witness: str, file: str, *, timeout: float = 60.0, data_model: str | None = None,
+             signed_overflow: str = "undefined") -> dict:
     """Validate ``witness`` for the C program ``file``; returns what ``tracelearn
-    validate --json`` prints."""
+    validate --json`` prints. ``signed_overflow``: SV-COMP's convention, as `check`
+    takes it for a task: "undefined" (assumed not to happen) or "wraps"."""
+    if signed_overflow not in OVERFLOW_CONVENTIONS:
+        raise OptionError(f"signed_overflow is {' or '.join(OVERFLOW_CONVENTIONS)}, not {signed_overflow!r}")
     t0 = time.perf_counter()
     entries = _entries(witness)
     kinds = {e.get("entry_type") for e in entries}
@@ -142,11 +149,13 @@ def validate(witness: str, file: str, *, timeout: float = 60.0, data_model: str 
         if mine not in hashes.values():
             doc["warnings"].append(f"{file}: its SHA-256 is not the one the witness names (another version?)")
     prop = parse_property(f"CHECK( init(main()), LTL({spec}) )", "witness specification", witness)
+    assumed = SVCOMP_UNDEFINED - prop.checks if signed_overflow == "undefined" else frozenset()
+    doc["signed_overflow"] = signed_overflow
     if "invariant_set" not in kinds:
         if "violation_sequence" not in kinds:
             raise TracelearnError(f"no invariant_set or violation_sequence entry (entries: {sorted(map(str, kinds))})",
                                   witness)
-        doc.update(_violation(entries, witness, file, dm, prop))
+        doc.update(_violation(entries, witness, file, dm, prop, assumed))
         doc["time_s"] = round(time.perf_counter() - t0, 4)
         return doc
     annotations: list[LoopAnnotation] = []
@@ -162,10 +171,11 @@ def validate(witness: str, file: str, *, timeout: float = 60.0, data_model: str 
             if not isinstance(loc.get("line"), int) or not isinstance(inv.get("value"), str):
                 raise TracelearnError("a loop invariant needs location.line and a value", where)
             annotations.append(LoopAnnotation(loc["line"], loc.get("column"), inv["value"], loc.get("function"), where))
-    program = load_program(file, dm, checks=prop.checks | DEFAULT_CHECKS, entry=prop.entry, annotations=annotations)
+    program = load_program(file, dm, checks=prop.checks | DEFAULT_CHECKS | assumed, entry=prop.entry,
+                           annotations=annotations)
     checks = prop.checks | frozenset({"invariant"})
     res = portfolio(program, CheckOptions(timeout_s=max(0.001, timeout - (time.perf_counter() - t0)), checks=checks,
-                                          prove="all"))
+                                          prove="all", assumed=assumed))
     cex = res.counterexample
     if res.verdict == "true":
         result, reason = "confirmed", f"the program cut at the invariants is safe (proved by {res.proved_by})"

@@ -17,6 +17,9 @@ def add_parser(sub) -> None:
     p.add_argument("--timeout", type=seconds, default=60.0, help="seconds before giving up (default 60)")
     p.add_argument("--data-model", choices=["ILP32", "LP64", "ilp32", "lp64"],
                    help="default: the witness's, else ILP32")
+    p.add_argument("--signed-overflow", choices=["undefined", "wraps"], default="undefined",
+                   help="SV-COMP's convention, as check takes it for a task: signed overflow assumed not to happen "
+                        "(default) or wrapping (older task sets)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
     p.set_defaults(run=run)
@@ -25,7 +28,8 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     with Progress(enabled=not args.quiet) as progress:
         progress.update("checking the program cut at the witness's invariants")
-        doc = validate(args.witness, args.file, timeout=args.timeout, data_model=args.data_model)
+        doc = validate(args.witness, args.file, timeout=args.timeout, data_model=args.data_model,
+                       signed_overflow=args.signed_overflow)
     if args.json:
         print(json_text(doc, indent=2))
         return 0
