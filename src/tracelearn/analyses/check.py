@@ -33,12 +33,12 @@ class CheckOptions:
     max_bound: int = 1 << 12
     max_steps: int = 2_000_000
     progress: Callable[[str], None] | None = None  # a line of text per phase (for a live display)
-    # Proof strategies beside the model checker: "none", "chc", "all"; None: "all" when
+    # Proof strategies beside the model checker: "none", "kind", "chc", "all"; None: "all" when
     # the bound deepens, "none" with a fixed --bound (a bounded question, answered at once).
     prove: str | None = None
     # Check kinds whose failure is undefined behaviour: not followed, and a reachable one
-    # rules out `true`. SV-COMP tasks add signed overflow and shifts (C's own UB), which
-    # plain `check` lets wrap as gcc -fwrapv does.
+    # rules out `true` (a proof must rule it out too). Plain `check` lets signed overflow
+    # and shifts wrap as gcc -fwrapv does; SV-COMP tasks assume them absent (`assumed`).
     undefined: frozenset[str] = frozenset({"bounds", "pointer", "div-by-zero"})
     # Check kinds assumed never to fail (SV-COMP's convention for signed overflow and
     # shifts): the paths through a failure end there, no proof has to rule one out, and
@@ -224,10 +224,10 @@ def _bmc(program: Program, opts: CheckOptions, done: CheckProgress, deadline: fl
         last_done, last_enc = b, enc
         done.last_done = b
         if opts.assumed and not done.assumptions:
-            found = _switched_off_violation(enc, opts.checks, opts.assumed, stats)
+            found = _switched_off_violation(enc, opts.checks, opts.assumed, stats,
+                                            "assumed not to happen: the paths through it end there")
             if found is not None:
-                done.assumptions.append(found.replace("the paths through it are not analysed",
-                                                      "assumed not to happen: the paths through it end there"))
+                done.assumptions.append(found)
         unwinds = enc.eq.unwinds()
         if not unwinds:
             return CheckResult("true", b, None, stats, "", approximations, enc)
@@ -256,7 +256,7 @@ def _bmc(program: Program, opts: CheckOptions, done: CheckProgress, deadline: fl
 
 
 def _switched_off_violation(enc: Encoding, checks: frozenset[str], undefined: frozenset[str],
-                            stats: SolverStats) -> str | None:
+                            stats: SolverStats, after: str = "the paths through it are not analysed") -> str | None:
     """Why the verdict cannot be `true` although every selected check holds: a
     switched-off runtime check can fail (undefined behaviour; what follows it is not
     analysed). ``None`` when no such failure is reachable within the bound."""
@@ -271,7 +271,7 @@ def _switched_off_violation(enc: Encoding, checks: frozenset[str], undefined: fr
         return "could not decide whether a switched-off runtime check fails (solver: " + str(r) + ")"
     hit = next(s for s in steps if z3.is_true(model.eval(s.violation, model_completion=True)))
     return (f"undefined behaviour at {hit.loc} ({hit.prop_kind} check switched off: {hit.message}); "
-            f"the paths through it are not analysed")
+            f"{after}")
 
 
 def _ask(enc: Encoding, goals: list, stats: SolverStats) -> tuple[str, z3.ModelRef | None]:

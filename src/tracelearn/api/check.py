@@ -123,12 +123,11 @@ def check_task(task: Task, signed_overflow: str = "undefined", **options) -> Che
     for k in ("checks", "entry", "data_model"):
         if k in options:
             raise OptionError(f"{k} comes from the property and the task; it cannot be given with one")
-    # SV-COMP's verdicts assume a task has no undefined behaviour (a task with some is
-    # rewritten, e.g. loop-zilu's benchmark01 lost unreach-call for no-overflow false): a
-    # signed overflow or a bad shift ends the path (a reach_error behind one is not
-    # reached), and one found reachable is named in `assumptions`.
-    # `signed_overflow="wraps"`: older task sets whose verdicts need wrap-around
-    # (SV-COMP 2015's Addition03 is false only if m + n wraps).
+    # SV-COMP's verdicts assume a task has no undefined behaviour (a task with some gets
+    # rewritten: its unreach-call property replaced by no-overflow false): a signed
+    # overflow or a bad shift ends the path (a reach_error behind one is not reached),
+    # and one found reachable is named in `assumptions`. `signed_overflow="wraps"`:
+    # older task sets whose verdicts need wrap-around.
     if signed_overflow not in OVERFLOW_CONVENTIONS:
         raise OptionError(f"signed_overflow is {' or '.join(OVERFLOW_CONVENTIONS)}, not {signed_overflow!r}")
     assumed = SVCOMP_UNDEFINED - task.property.checks if signed_overflow == "undefined" else frozenset()
