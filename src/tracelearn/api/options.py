@@ -77,6 +77,11 @@ def seconds(text: str) -> float:
                    "a finite number of seconds > 0")
 
 
+def probability(text: str) -> float:
+    """A number strictly between 0 and 1 (epsilon, delta)."""
+    return _number(text, float, "a number", lambda v: 0 < v < 1, "strictly between 0 and 1")
+
+
 def add_frontend_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-model", default="LP64", choices=["ILP32", "LP64", "ilp32", "lp64"],
                    help="integer and pointer widths (default LP64)")

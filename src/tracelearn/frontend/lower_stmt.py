@@ -24,7 +24,8 @@ class StmtLowering:
     # ---------------------------------------------------------- conditions
 
     def cond_branch(self, node: c_ast.Node, t: int, f: int, source_id: str | None = None,
-                    source_text: str | None = None, keyword: SourceLoc | None = None) -> None:
+                    source_text: str | None = None, keyword: SourceLoc | None = None,
+                    exits: tuple[int, int] | None = None) -> None:
         """Branch to ``t`` if ``node`` is true, else ``f``; && || ! become several
         branches that share the ``source_id`` of the whole source condition."""
         cfg = self.ctx.cfg
@@ -35,17 +36,19 @@ class StmtLowering:
         if source_id is None:
             source_id = self.ctx.stable_id(loc, "condition")
             source_text = self.text(node)
+            exits = (t, f)
+        assert exits is not None
         if isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
             mid = cfg.new_block("cond.rhs", loc)
             if node.op == "&&":
-                self.cond_branch(node.left, mid, f, source_id, source_text, keyword)
+                self.cond_branch(node.left, mid, f, source_id, source_text, keyword, exits)
             else:
-                self.cond_branch(node.left, t, mid, source_id, source_text, keyword)
+                self.cond_branch(node.left, t, mid, source_id, source_text, keyword, exits)
             cfg.place(mid, loc)
-            self.cond_branch(node.right, t, f, source_id, source_text, keyword)
+            self.cond_branch(node.right, t, f, source_id, source_text, keyword, exits)
             return
         if isinstance(node, c_ast.UnaryOp) and node.op == "!":
-            self.cond_branch(node.expr, f, t, source_id, source_text, keyword)
+            self.cond_branch(node.expr, f, t, source_id, source_text, keyword, exits)
             return
         v = self.rvalue(node)
         if not (is_arith(v.type) or isinstance(v.type, PointerType)):
@@ -55,7 +58,11 @@ class StmtLowering:
             cfg.terminate(Goto(t if c.value else f, loc), loc)
             return
         did = self.ctx.stable_id(loc, "decision")
-        cfg.terminate(Branch(c, t, f, loc, did, source_id, self.text(node), keyword, atomic), loc)
+
+        def value(target: int) -> bool | None:
+            return True if target == exits[0] else False if target == exits[1] else None
+        cfg.terminate(Branch(c, t, f, loc, did, source_id, self.text(node), keyword, atomic,
+                             (value(t), value(f))), loc)
 
     # ----------------------------------------------------------- statements
 

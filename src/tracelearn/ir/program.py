@@ -182,7 +182,10 @@ class Goto:
 class Branch:
     """Two-way branch. ``decision_id`` names this branch (stable: file:line:col#k);
     ``source_id`` names the source condition it came from: the branches that a
-    short-circuit ``a && b`` becomes share one ``source_id``."""
+    short-circuit ``a && b`` becomes share one ``source_id``. ``outcome``: the value of
+    the whole source condition when the then / else edge is taken, or None where the
+    condition is not decided yet (the next branch of the same condition follows); a
+    decision vector over source conditions (Pac-Man) reads its letters from it."""
 
     cond: Expr
     then: int
@@ -193,6 +196,7 @@ class Branch:
     text: str = ""
     keyword: SourceLoc | None = None  # the if/while/for/do/?: the condition belongs to
     atomic: bool = False  # the whole source condition (no && || ! split it)
+    outcome: tuple[bool | None, bool | None] = (True, False)
 
     def exprs(self) -> tuple[Expr, ...]:
         return (self.cond,)

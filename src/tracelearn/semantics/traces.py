@@ -118,6 +118,22 @@ class Counterexample:
         return d
 
 
+def step_value(model: z3.ModelRef, s: Step) -> tuple[object, str]:
+    """The value a step defines in ``model``, and its type's name (a heap block of
+    unknown size as its bytes)."""
+    if s.kind == "input" and s.type is None and s.extent is not None:
+        n = model.eval(s.extent, model_completion=True).as_long()
+        return (bytes(model.eval(z3.Select(s.ssa, i), model_completion=True).as_long() for i in range(n)),
+                f"unsigned char[{n}]")
+    return model_value(model, s.ssa, s.type), str(s.type)
+
+
+def input_values(eq: Equation, model: z3.ModelRef) -> list:
+    """The inputs of ``model``'s run, in the order the interpreter draws them."""
+    return [step_value(model, s)[0] for s in eq.steps
+            if s.kind == "input" and z3.is_true(model.eval(s.guard, model_completion=True))]
+
+
 def extract(eq: Equation, model: z3.ModelRef, kinds: frozenset[str] | None = None) -> Counterexample:
     """The trace of ``model``: steps whose guard holds, up to the violated check."""
     steps: list[CexStep] = []
@@ -128,14 +144,7 @@ def extract(eq: Equation, model: z3.ModelRef, kinds: frozenset[str] | None = Non
         if not z3.is_true(model.eval(s.guard, model_completion=True)):
             continue
         if s.kind in ("assign", "input", "param"):
-            if s.kind == "input" and s.type is None and s.extent is not None:
-                n = model.eval(s.extent, model_completion=True).as_long()
-                value: object = bytes(model.eval(z3.Select(s.ssa, i), model_completion=True).as_long()
-                                      for i in range(n))
-                tname = f"unsigned char[{n}]"
-            else:
-                value = model_value(model, s.ssa, s.type)
-                tname = str(s.type)
+            value, tname = step_value(model, s)
             steps.append(CexStep(s.kind, s.loc, s.function, s.lhs, elements(value, s.type), tname,
                                  bits_text(value, s.type), s.hidden, s.name))
             if s.kind == "input":

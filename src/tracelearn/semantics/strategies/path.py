@@ -91,6 +91,9 @@ class PathOptions:
     max_statements: int = 1_000_000  # statements on one path before ``limit``
     eager: bool = True  # ask the solver at every choice (prunes early; else at the end only)
     library_bound: int = 32  # unwinding of our C library models inside a path
+    # One decision per source condition (``a && b`` is one letter, read where the
+    # condition is decided: ``Branch.outcome``), or one per branch of the IR.
+    split_conditions: bool = True
 
 
 @dataclass
@@ -99,6 +102,7 @@ class _Choice:
     options: list[tuple[object, z3.BoolRef]]  # (label, condition)
     decision_id: str = ""
     args: list[SVal] = field(default_factory=list)  # callee: the call's arguments
+    letters: tuple[bool | None, ...] = (True, False)  # decision: the letter each option makes (None: none yet)
 
 
 Stop = Callable[[object], bool]
@@ -116,6 +120,10 @@ class PathExplorer:
         self.library = MergedUnwinding(sem, UnwindOptions(bound=self.opt.library_bound))
         self.trail: list[PathPoint] = []  # the points of the path the solver is on, by depth
         self.infeasible: set[tuple[bool, ...]] = set()
+        # Whether a decision sequence names one route through the program: not so once
+        # a condition is one letter over several branches, or a call has several callees
+        # (then a route's infeasible prefix says nothing of the sequence's other routes).
+        self._one_route = self.opt.split_conditions
         self.root: PathPoint | None = None
 
     # ---------------------------------------------------------------- start
@@ -168,15 +176,28 @@ class PathExplorer:
         def choose(choice: _Choice, point: PathPoint) -> list[int]:
             if choice.kind == "decision":
                 k = len(point.decisions)
-                return [0 if want[k] else 1] if k < len(want) else []
+                if k >= len(want):
+                    return []
+                return [i for i, a in enumerate(choice.letters) if a is None or a == want[k]]
             return list(range(len(choice.options)))
 
-        for end in self._search(base, choose, stop=None, until=len(word)):
-            if end.status == "exit" and len(end.decisions) == len(word):
+        end = self._first(base, choose, word)
+        if end.status != "word" and base is not self.root and not self._one_route:
+            # A point of the last path was reached by one route through the program; the
+            # word may need another (a condition's other branches, another callee).
+            end = self._first(self.root, choose, word)
+        if end.status == "infeasible":
+            self.infeasible.add(word)
+        return end
+
+    def _first(self, base: PathPoint, choose, word: tuple[bool, ...]) -> PathEnd:
+        """The first path from ``base`` that makes ``word``'s decisions (or ends with them)."""
+        n = len(word)
+        for end in self._search(base, choose, stop=None, until=n):
+            if end.status == "exit" and len(end.decisions) == n:
                 return replace(end, status="word")  # a whole run's decisions: a member too
             if end.status != "infeasible":
                 return end
-        self.infeasible.add(word)
         return PathEnd("infeasible", word)
 
     def explore(self, point: PathPoint | None = None, stop: Stop | None = None,
@@ -227,24 +248,25 @@ class PathExplorer:
                 continue
             _, choice, at, i = item
             label, cond = choice.options[i]
+            letter = choice.letters[i] if choice.kind == "decision" else None
             self._restore(at)
             self.target.push()
             st = at.state.copy()
             st.guard = S.conj(st.guard, cond)
             st = self._commit(st)
-            if choice.kind == "decision":
-                decisions = at.decisions + (label,)
+            if letter is not None:
+                decisions = at.decisions + (letter,)
                 ids = at.decision_ids + (choice.decision_id,)
             else:
                 decisions, ids = at.decisions, at.decision_ids
             nxt = self._advance_choice(at, choice, label, st, decisions, ids)
             self.trail = [q for q in self.trail if self.target.on_path(q.node) and q.node.depth < nxt.node.depth]
             self.trail.append(nxt)
-            last = choice.kind == "decision" and until is not None and len(decisions) >= until
+            last = letter is not None and until is not None and len(decisions) >= until
             if not z3.is_true(cond) and (self.opt.eager or choice.kind != "decision" or last):
                 r = self.target.check()
                 if r == z3.unsat:
-                    if choice.kind == "decision":
+                    if letter is not None and self._one_route:
                         self.infeasible.add(decisions)
                     yield PathEnd("infeasible", decisions, ids)
                     continue
@@ -300,6 +322,7 @@ class PathExplorer:
                     args = sem.call_args(st, s)
                     callees = sem.callees(st, s)
                     if len(callees) > 1:
+                        self._one_route = False
                         return (_Choice("callee", [(n, c) for n, c in callees], args=args),
                                 self._point(st, stack, decisions, ids, count - 1))
                     if not callees:
@@ -326,7 +349,10 @@ class PathExplorer:
                 if len(decisions) >= self.opt.max_decisions:
                     return PathEnd("limit", decisions, ids, reason=f"{self.opt.max_decisions} decisions")
                 c = sem.decision(cur.frame, st, t)
-                return (_Choice("decision", [(True, c), (False, z3.Not(c))], t.decision_id),
+                split = self.opt.split_conditions
+                return (_Choice("decision", [(True, c), (False, z3.Not(c))],
+                                t.decision_id if split or not t.source_id else t.source_id,
+                                letters=(True, False) if split else t.outcome),
                         self._point(st, stack, decisions, ids, count))
             elif isinstance(t, Return):
                 ret = sem.return_value(st, t)

@@ -1,0 +1,183 @@
+"""PAC verification on SV-COMP 2015 Recursive (24 programs, ILP32): the Pac-Man
+paper's Tables 1-3, measured with `tracelearn pac` (epsilon 0.1, delta 0.9, k 10).
+
+Table 1: per learner with RBS, averaged over the runs (seeds 0..runs-1): verified,
+bugs found (by the error automaton, by sampling), false positives, false negatives
+(a bug program called pac-correct), unknown/timeouts, membership and equivalence
+queries, total time and the share of it in membership queries.
+Table 2: KV with RBS vs CDS, with time per sample.
+Table 3: the 8 buggy programs, the sampler alone: the batch (restarting every 10
+vectors) and the run (never restarting) at which a failing run is first drawn.
+
+    python benchmarks/pac_recursive.py [--benchmarks DIR] [--timeout 120] [--runs 3]
+        [--learners kv,lsharp,rs,lstar-col] [--jobs 2] [--tables 1,2,3]
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from common import benchmarks_dir, table  # noqa: E402
+
+from tracelearn.analyses.pac.driver import PacOptions  # noqa: E402
+from tracelearn.api.pac import PAC_KINDS, pac_file  # noqa: E402
+from tracelearn.frontend.lower import DEFAULT_CHECKS, load_program  # noqa: E402
+from tracelearn.ir.decisions import DecisionAlphabet, assertions_as_branches  # noqa: E402
+from tracelearn.ir.transform import copy_program  # noqa: E402
+from tracelearn.semantics.strategies.concolic import ConcolicSampler  # noqa: E402
+from tracelearn.semantics.strategies.path import PathExplorer, PathOptions  # noqa: E402
+from tracelearn.semantics.symbolic import SemanticsOptions, SymbolicSemantics  # noqa: E402
+from tracelearn.semantics.targets import PathTarget  # noqa: E402
+
+
+def one(job: tuple) -> dict:
+    path, learner, strategy, seed, timeout = job
+    t0 = time.perf_counter()
+    try:
+        doc = pac_file(path, learner=learner, strategy=strategy, seed=seed, timeout=timeout, data_model="ILP32").doc
+    except Exception as e:  # a crash is a row of the table, not the end of the run
+        return {"verdict": "error", "reason": f"{type(e).__name__}: {e}", "time": time.perf_counter() - t0}
+    s = doc["stats"]
+    return {"verdict": doc["verdict"], "reason": doc["reason"],
+            "found_by": (doc["witness"] or {}).get("found_by"), "mq": s["membership_queries"],
+            "mq_solver": s["membership_by_solver"], "eq": s["equivalence_queries"], "samples": s["samples"],
+            "time": time.perf_counter() - t0, "t_mem": s["time"]["membership"], "t_sampling": s["time"]["sampling"],
+            "states": doc["automaton_states"]}
+
+
+def sampler_hunt(job: tuple) -> dict:
+    """Table 3: batches of 10 until a failing run, and one tester never restarted."""
+    path, seed, budget_s = job
+    program = assertions_as_branches(copy_program(load_program(path, "ILP32", checks=PAC_KINDS | DEFAULT_CHECKS)),
+                                     PAC_KINDS)
+    alphabet = DecisionAlphabet.of(program)
+
+    def explorer() -> PathExplorer:
+        return PathExplorer(SymbolicSemantics(program, SemanticsOptions(), PathTarget()),
+                            PathOptions(max_decisions=1001, split_conditions=False))
+    out: dict = {}
+    for mode in ("restart", "never"):
+        s = ConcolicSampler(program, alphabet, explorer, "rbs", 10, 1000, seed, PAC_KINDS)
+        t0 = time.perf_counter()
+        found = None
+        stream = s.stream(0) if mode == "never" else None
+        n = 0
+        while time.perf_counter() - t0 < budget_s:
+            runs = s.batch(n) if mode == "restart" else [next(stream)]
+            n += 1
+            if any(x.run.status == "violation" for x in runs):
+                found = n
+                break
+        out[mode] = found
+    return out
+
+
+def main() -> int:
+    root, parser = benchmarks_dir(description=__doc__)
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--learners", default="kv,lsharp,rs,lstar-col")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--tables", default="1,2,3")
+    parser.add_argument("--only", default="")
+    args = parser.parse_args()
+    folder = root / "svcomp-recursive"
+    rows = [r for r in csv.DictReader(open(folder / "verdicts.csv")) if args.only in r["name"]]
+    missing = [r["name"] for r in rows if not (folder / f"{r['name']}.c").exists()]
+    if missing:
+        print(f"missing programs ({len(missing)}), e.g. {missing[0]}.c: run ../shared/benchmarks/restore.sh",
+              file=sys.stderr)
+        return 2
+    tables = args.tables.split(",")
+    configs = [(lrn, "rbs") for lrn in args.learners.split(",")] if "1" in tables else []
+    if "2" in tables:
+        configs += [c for c in [("kv", "rbs"), ("kv", "cds")] if c not in configs]
+    jobs = [(str(folder / f"{r['name']}.c"), lrn, st, seed, args.timeout)
+            for lrn, st in configs for seed in range(args.runs) for r in rows]
+    with ProcessPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(one, jobs))
+    by = {}
+    for job, res in zip(jobs, results):
+        by.setdefault((job[1], job[2]), []).append((job[0], res))
+    expected = {str(folder / f"{r['name']}.c"): r["expected_verdict"] for r in rows}
+    n = args.runs
+
+    def summary(rs: list) -> dict:
+        c = {"verified": 0, "bugs": 0, "by_bad": 0, "by_sampling": 0, "fp": 0, "fn": 0, "unknown": 0,
+             "mq": 0, "eq": 0, "time": 0.0, "t_mem": 0.0, "samples": 0, "t_sampling": 0.0}
+        for path, r in rs:
+            exp = expected[path]
+            v = r["verdict"]
+            c["time"] += r["time"]
+            for k in ("mq", "eq", "t_mem", "samples", "t_sampling"):
+                c[k] += r.get(k, 0) or 0
+            if v == "pac-correct":
+                c["verified" if exp == "true" else "fn"] += 1
+            elif v == "bug":
+                if exp == "false":
+                    c["bugs"] += 1
+                    c["by_bad" if r["found_by"] == "error automaton" else "by_sampling"] += 1
+                else:
+                    c["fp"] += 1
+            else:
+                c["unknown"] += 1
+        return c
+
+    def fmt(x: float) -> str:
+        return f"{x / n:.2f}".rstrip("0").rstrip(".")
+
+    if "1" in tables:
+        sums = {lrn: summary(by[(lrn, "rbs")]) for lrn in args.learners.split(",")}
+        names = list(sums)
+        lines = [["Verified"] + [fmt(sums[x]["verified"]) for x in names],
+                 ["Bug found"] + [fmt(sums[x]["bugs"]) for x in names],
+                 ["  by Bad (B_P)"] + [fmt(sums[x]["by_bad"]) for x in names],
+                 ["  by sampling"] + [fmt(sums[x]["by_sampling"]) for x in names],
+                 ["False positives"] + [fmt(sums[x]["fp"]) for x in names],
+                 ["False negatives"] + [fmt(sums[x]["fn"]) for x in names],
+                 ["Unknown / timeout"] + [fmt(sums[x]["unknown"]) for x in names],
+                 ["# of Mem queries"] + [fmt(sums[x]["mq"]) for x in names],
+                 ["# of Equ queries"] + [fmt(sums[x]["eq"]) for x in names],
+                 ["Total time [s]"] + [f"{sums[x]['time'] / n:.0f}" for x in names],
+                 ["Mem queries time"] + [f"{100 * sums[x]['t_mem'] / max(sums[x]['time'], 1e-9):.0f}%" for x in names]]
+        print(f"Table 1: learners, RBS, epsilon 0.1, delta 0.9, k 10, {len(rows)} programs, {n} runs averaged, "
+              f"timeout {args.timeout:g} s")
+        print(table(lines, ["Algorithm"] + names))
+        print()
+    if "2" in tables:
+        sums = {st: summary(by[("kv", st)]) for st in ("rbs", "cds")}
+        lines = [[k] + [fmt(sums[s][key]) for s in ("rbs", "cds")] for k, key in
+                 [("Verified", "verified"), ("Bug found", "bugs"), ("False positives", "fp"),
+                  ("False negatives", "fn"), ("Unknown / timeout", "unknown"), ("# of Mem queries", "mq"),
+                  ("# of Equ queries", "eq")]]
+        lines.append(["Total time [s]"] + [f"{sums[s]['time'] / n:.0f}" for s in ("rbs", "cds")])
+        lines.append(["Time for one sample [s]"] + [f"{sums[s]['t_sampling'] / max(sums[s]['samples'], 1):.4f}"
+                                                     for s in ("rbs", "cds")])
+        print("Table 2: KV, RBS vs CDS")
+        print(table(lines, ["Search strategy", "RBS", "CDS"]))
+        print()
+    if "3" in tables:
+        bugs = [r for r in rows if r["expected_verdict"] == "false"]
+        hunt_jobs = [(str(folder / f"{r['name']}.c"), seed, args.timeout) for r in bugs for seed in range(n)]
+        with ProcessPoolExecutor(args.jobs) as pool:
+            hunts = list(pool.map(sampler_hunt, hunt_jobs))
+        lines = []
+        for i, r in enumerate(bugs):
+            hs = hunts[i * n:(i + 1) * n]
+            worst = [h["restart"] for h in hs]
+            best = [h["never"] for h in hs if h["never"] is not None]
+            lines.append([r["name"], "timeout" if None in worst else f"batch {max(worst)}",
+                          f"run {min(best)}" if best else "timeout"])
+        print(f"Table 3: RBS sampler alone on the buggy programs (worst of {n} runs restarting every 10, best of "
+              f"{n} never restarting; {args.timeout:g} s each)")
+        print(table(lines, ["Program", "Batch size 10", "Never restart"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""PAC verification, the driver: rewrite the program (assertions as decisions), build
+the error automaton, the sampler and the teacher, run a learner, and say what came of
+it: ``bug`` (a feasible error, replayed), ``pac-correct`` (the learned automaton of
+feasible decision vectors, with its guarantee) or ``unknown`` (and why)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ...automata.dfa import DFA
+from ...ir.decisions import DecisionAlphabet, assertions_as_branches
+from ...ir.program import Program
+from ...ir.transform import copy_program
+from ...learning.lazy import learn
+from ...learning.learner import LearningError
+from ...learning.queries import QueryStats
+from ...semantics.strategies.concolic import ConcolicSampler, SamplerStats
+from ...semantics.strategies.path import PathExplorer, PathOptions
+from ...semantics.symbolic import SemanticsOptions, SymbolicSemantics
+from ...semantics.targets import PathTarget
+from ...semantics.traces import Counterexample
+from .error_automaton import error_automaton
+from .teacher import BugFound, PacStats, PacTeacher, Undecided
+
+# The paper's learners that we have, by the paper's names: L* with Rivest-Schapire
+# counterexamples is its "RS", with Maler-Pnueli suffixes its "L*-columns".
+PAC_LEARNERS = {"kv": "kv", "lsharp": "lsharp", "rs": "lstar", "lstar-col": "lstar-mp"}
+
+
+@dataclass
+class PacOptions:
+    epsilon: float = 0.1
+    delta: float = 0.9  # the confidence
+    batch: int = 10  # k: decision vectors per batched sample
+    learner: str = "kv"
+    strategy: str = "rbs"
+    max_decisions: int = 1000
+    seed: int = 0
+    split_conditions: bool = False
+    kinds: frozenset[str] = frozenset({"assertion", "error-call"})
+    timeout: float | None = None
+    max_states: int = 5000
+
+
+@dataclass
+class PacResult:
+    verdict: str  # "bug" | "pac-correct" | "unknown"
+    options: PacOptions
+    reason: str = ""
+    automaton: DFA | None = None
+    counterexample: Counterexample | None = None
+    vector: tuple[bool, ...] | None = None
+    found_by: str = ""
+    queries: QueryStats = field(default_factory=QueryStats)
+    pac: PacStats = field(default_factory=PacStats)
+    sampler: SamplerStats = field(default_factory=SamplerStats)
+    solver_calls: int = 0
+    conjectures: int = 0
+    time: float = 0.0
+    decisions: int = 0  # letters of the program (branches of its own code)
+
+    @property
+    def error_probability(self) -> float:
+        """The chance that the guarantee does not hold: 1 - delta."""
+        return 1.0 - self.options.delta
+
+
+def verify(program: Program, options: PacOptions, progress: Callable[[str], None] | None = None,
+           result: PacResult | None = None) -> PacResult:
+    """``result``: filled as the work goes (a caller stopped by its time limit still
+    has the statistics so far)."""
+    t0 = time.perf_counter()
+    opt = options
+    prog = assertions_as_branches(copy_program(program), opt.kinds)
+    alphabet = DecisionAlphabet.of(prog, opt.split_conditions)
+    errors = error_automaton(prog, opt.kinds, opt.split_conditions)
+    deadline = t0 + opt.timeout if opt.timeout is not None else None
+
+    def explorer(bound: int) -> PathExplorer:
+        return PathExplorer(SymbolicSemantics(prog, SemanticsOptions(), PathTarget(deadline)),
+                            PathOptions(max_decisions=bound, split_conditions=opt.split_conditions))
+
+    sampler = ConcolicSampler(prog, alphabet, lambda: explorer(opt.max_decisions + 1), opt.strategy, opt.batch, opt.max_decisions, opt.seed,
+                              opt.kinds)
+    # The learner's words may go past the sampler's bound (a truncated run's prefix and
+    # a suffix): membership follows them much further before answering unknown.
+    teacher = PacTeacher(prog, explorer(max(10_000, 10 * opt.max_decisions)), errors, sampler, opt.kinds, opt.epsilon, opt.delta, progress)
+    result = result if result is not None else PacResult("unknown", opt)
+    stats = result.queries
+    result.pac, result.sampler, result.decisions = teacher.stats, sampler.stats, len(alphabet.letters)
+    conjectures: list[DFA] = []
+    try:
+        learned = learn(teacher, PAC_LEARNERS[opt.learner], stats=stats, max_states=opt.max_states,
+                        on_conjecture=lambda h, ce: conjectures.append(h))
+        result.verdict, result.automaton = "pac-correct", learned.dfa
+    except BugFound as bug:
+        result.verdict, result.counterexample = "bug", bug.counterexample
+        result.vector, result.found_by = bug.vector, bug.found_by
+    except Undecided as u:
+        result.reason = str(u)
+    except LearningError as e:
+        result.reason = f"learning stopped: {e}"
+    finally:
+        result.conjectures = len(conjectures)
+        result.solver_calls = teacher.explorer.target.calls + sampler.stats.solver_calls
+        result.time = time.perf_counter() - t0
+        if result.verdict == "unknown" and conjectures:
+            result.automaton = conjectures[-1]  # the last conjecture: no guarantee
+    return result

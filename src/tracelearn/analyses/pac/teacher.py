@@ -1,0 +1,197 @@
+"""The mechanical teacher of PAC verification (Pac-Man, Fig. 2).
+
+- ``member(d)``: is ``d`` a feasible decision vector? The single-path strategy follows
+  it on the symbolic semantics, one solver over shared prefixes.
+- ``equivalent(C)``: first L(C) ∩ L(B_P) (B_O before it, cheap): a word there is a
+  feasible error (reported: ``BugFound``) or a counterexample (C accepts it, it is
+  infeasible). Then the i-th equivalence query draws q_i batches from the sampler; a
+  sampled vector C rejects is a counterexample, a sampled run that fails is a bug.
+
+No false positives: a bug is reported only when its vector is in L(B_P), the path of
+that vector fails a check in the solver, and the solver's inputs fail the same check
+in the interpreter.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import z3
+
+from ...automata.dfa import DFA
+from ...automata.pushdown import EmptinessStats, RecursiveAutomaton, accepts, over_approximation_empty, \
+    shortest_error_word
+from ...ir.program import Program
+from ...learning.pac import batches_needed
+from ...learning.teacher import TeacherBase, Word
+from ...semantics.strategies.concolic import ConcolicSampler, Sample
+from ...semantics.strategies.path import PathExplorer
+from ...semantics.traces import Counterexample, extract, replay
+
+
+class Undecided(Exception):
+    """A query the engine could not answer (solver unknown, a bound): the verdict is
+    ``unknown``, never a guess."""
+
+
+@dataclass
+class BugFound(Exception):
+    counterexample: Counterexample
+    vector: tuple[bool, ...]
+    found_by: str  # "error automaton" | "sampling"
+
+    def __str__(self) -> str:
+        return f"feasible error found by {self.found_by}"
+
+
+@dataclass
+class PacStats:
+    membership_solver: int = 0       # membership queries the solver answered
+    equivalence: int = 0             # equivalence queries posed by sampling
+    batches: list[int] = field(default_factory=list)  # batches drawn per sampling equivalence query
+    emptiness_tests: int = 0
+    emptiness_by_over_approximation: int = 0  # answered empty by B_O alone
+    error_words: int = 0             # words of L(C) ∩ L(B_P) returned as counterexamples
+    sample_counterexamples: int = 0
+    time_membership: float = 0.0
+    time_emptiness: float = 0.0
+    time_sampling: float = 0.0
+
+
+def word_of(vector: tuple[bool, ...]) -> Word:
+    return tuple("1" if b else "0" for b in vector)
+
+
+def vector_of(word: Word) -> tuple[bool, ...]:
+    return tuple(a == "1" for a in word)
+
+
+class PacTeacher(TeacherBase):
+    alphabet = ("0", "1")
+
+    def __init__(self, program: Program, explorer: PathExplorer, errors: RecursiveAutomaton,
+                 sampler: ConcolicSampler, kinds: frozenset[str], epsilon: float, delta: float,
+                 progress: Callable[[str], None] | None = None) -> None:
+        self.program = program
+        self.explorer = explorer
+        self.errors = errors
+        self.sampler = sampler
+        self.kinds = kinds
+        self.epsilon = epsilon
+        self.delta = delta
+        self.stats = PacStats()
+        self.progress = progress or (lambda s: None)
+        self.next_batch = 0
+
+    # ------------------------------------------------------------ membership
+
+    def member(self, word: Word) -> bool:
+        t0 = time.perf_counter()
+        try:
+            self.stats.membership_solver += 1
+            end = self.explorer.follow(vector_of(word))
+        finally:
+            self.stats.time_membership += time.perf_counter() - t0
+        if end.status == "word":
+            return True
+        if end.status in ("infeasible", "exit"):
+            return False
+        raise Undecided(f"membership of a {len(word)}-decision vector: {end.status} ({end.reason})")
+
+    # ------------------------------------------------------------ equivalence
+
+    def equivalent(self, hypothesis: DFA) -> Word | None:
+        ce = self._error_word(hypothesis)
+        if ce is not None:
+            return ce
+        return self._sample(hypothesis)
+
+    def _error_word(self, h: DFA) -> Word | None:
+        t0 = time.perf_counter()
+        self.stats.emptiness_tests += 1
+        try:
+            if over_approximation_empty(self.errors, h):
+                self.stats.emptiness_by_over_approximation += 1
+                return None
+            found = shortest_error_word(self.errors, h, EmptinessStats())
+        finally:
+            self.stats.time_emptiness += time.perf_counter() - t0
+        if found is None:
+            return None
+        e, rest = found
+        if not rest:
+            cex = self.error_along(vector_of(e))
+            if cex is not None:
+                raise BugFound(cex, vector_of(e), "error automaton")
+        w = e + rest
+        if self.member(w):
+            raise Undecided(f"the error vector {''.join(w)} is feasible but its error is not (a condition "
+                            "outside the decisions, e.g. an assumption, blocks it)")
+        self.stats.error_words += 1
+        return w
+
+    def _sample(self, h: DFA) -> Word | None:
+        self.stats.equivalence += 1
+        i = self.stats.equivalence
+        q = batches_needed(i, self.epsilon, self.delta)
+        t0 = time.perf_counter()
+        try:
+            for n in range(q):
+                self.progress(f"equivalence query {i}: batch {n + 1}/{q}, {h.num_states} states")
+                batch = self.sampler.batch(self.next_batch)
+                self.next_batch += 1
+                for s in batch:
+                    if s.run.status == "violation" and s.run.violation is not None \
+                            and s.run.violation.kind in self.kinds:
+                        self._confirm_sampled_bug(s)
+                    w = word_of(s.vector)
+                    if not h.accepts(w):
+                        self.stats.batches.append(n + 1)
+                        self.stats.sample_counterexamples += 1
+                        return w
+        finally:
+            self.stats.time_sampling += time.perf_counter() - t0
+        self.stats.batches.append(q)
+        return None
+
+    def _confirm_sampled_bug(self, s: Sample) -> None:
+        if not accepts(self.errors, word_of(s.vector)):
+            raise Undecided(f"a sampled run fails ({s.run.violation}) but its decision vector is not in "
+                            "L(B_P): the error automaton and the interpreter disagree")
+        cex = self.error_along(s.vector)
+        if cex is None:
+            raise Undecided(f"a sampled run fails ({s.run.violation}) but the symbolic path of its "
+                            "decision vector cannot: the engines disagree")
+        raise BugFound(cex, s.vector, "sampling")
+
+    # ------------------------------------------------------------ errors
+
+    def error_along(self, vector: tuple[bool, ...]) -> Counterexample | None:
+        """A run making exactly ``vector``'s decisions, then none, that fails a check of
+        the analysis' kinds: its counterexample, replayed in the interpreter; or None."""
+        ex = self.explorer
+        end = ex.follow(vector)
+        if end.status not in ("word",) or end.point is None:
+            return None
+        for fin in ex.explore(end.point, max_decisions=0):
+            if fin.status == "unknown":
+                raise Undecided("the solver could not decide an error path")
+            eq = ex.target.eq
+            viols = [s.violation for s in eq.steps
+                     if s.kind == "check" and s.prop_kind in self.kinds and s.violation is not None]
+            if not viols:
+                continue
+            r = ex.target.check([z3.Or(viols)])
+            if r == z3.unknown:
+                raise Undecided("the solver could not decide an error path")
+            if r != z3.sat:
+                continue
+            cex = extract(eq, ex.target.solver.model(), self.kinds)
+            cex.replay = replay(self.program, cex, self.kinds)
+            if cex.replay.get("status") != "confirmed":
+                raise Undecided(f"the error path of {len(vector)} decisions does not replay in the "
+                                f"interpreter ({cex.replay.get('interpreter')})")
+            return cex
+        return None

@@ -1,0 +1,69 @@
+"""`tracelearn pac` as a Python function: PAC verification of one C file."""
+
+from __future__ import annotations
+
+import ctypes
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..analyses.pac.driver import PAC_LEARNERS, PacOptions, PacResult, verify
+from ..errors import OptionError
+from ..frontend.lower import DEFAULT_CHECKS, load_program
+from ..ir.program import Program
+from ..report.pac_doc import pac_document
+from ..semantics.strategies.concolic import STRATEGIES
+from .deadline import CommandTimeout, watchdog
+
+PAC_KINDS = frozenset({"assertion", "error-call"})
+
+
+@dataclass
+class PacRun:
+    doc: dict
+    result: PacResult
+    program: Program | None
+
+
+def pac_file(file: str, *, epsilon: float = 0.1, delta: float = 0.9, batch: int = 10, learner: str = "kv",
+             strategy: str = "rbs", max_decisions: int = 1000, seed: int = 0, split_conditions: bool = False,
+             timeout: float = 900.0, data_model: str = "LP64", include: list[str] | None = None,
+             define: dict[str, str] | None = None, entry: str = "main",
+             progress: Callable[[str], None] | None = None) -> PacRun:
+    """Learn the feasible decision vectors of ``file`` with an (epsilon, delta)
+    guarantee (delta: the confidence), or find a feasible error. The document is what
+    ``tracelearn pac --json`` prints."""
+    if not 0 < epsilon < 1:
+        raise OptionError(f"epsilon must lie strictly between 0 and 1, not {epsilon:g}")
+    if not 0 < delta < 1:
+        raise OptionError(f"delta (the confidence) must lie strictly between 0 and 1, not {delta:g}")
+    if batch < 1 or max_decisions < 1:
+        raise OptionError("batch and max-decisions must be >= 1")
+    if learner not in PAC_LEARNERS:
+        raise OptionError(f"unknown learner {learner!r} (choose from {', '.join(PAC_LEARNERS)})")
+    if strategy not in STRATEGIES:
+        raise OptionError(f"unknown strategy {strategy!r} (choose from {', '.join(STRATEGIES)})")
+    if not timeout > 0 or timeout == float("inf"):
+        raise OptionError("timeout must be a finite number of seconds > 0")
+    t0 = time.perf_counter()
+    dm = data_model.upper()
+    opts = PacOptions(epsilon, delta, batch, learner, strategy, max_decisions, seed, split_conditions, PAC_KINDS)
+    program: Program | None = None
+    result = PacResult("unknown", opts)
+    with watchdog(timeout):
+        try:
+            if progress:
+                progress("loading the program")
+            program = load_program(file, dm, include, define or {}, entry=entry, checks=PAC_KINDS | DEFAULT_CHECKS)
+            opts.timeout = max(0.001, timeout - (time.perf_counter() - t0))
+            verify(program, opts, progress, result)
+        except (CommandTimeout, ctypes.ArgumentError) as e:
+            if isinstance(e, ctypes.ArgumentError) and "CommandTimeout" not in repr(e):
+                raise  # z3 wraps an exception raised inside its callbacks; only ours is a timeout
+            result.verdict, result.automaton, result.counterexample = "unknown", None, None
+            result.reason = f"timeout ({timeout:g} s)" + ("" if program else " while loading the program")
+            result.time = time.perf_counter() - t0
+    options = {"epsilon": epsilon, "delta": delta, "batch": batch, "learner": learner, "strategy": strategy,
+               "max_decisions": max_decisions, "seed": seed, "split_conditions": split_conditions,
+               "timeout": timeout, "entry": entry}
+    return PacRun(pac_document(result, file, dm, options), result, program)

@@ -1,0 +1,91 @@
+"""`tracelearn pac`: PAC verification (learn the feasible decision vectors, or find a
+feasible error)."""
+
+from __future__ import annotations
+
+from ..analyses.pac.driver import PAC_LEARNERS
+from ..api.options import add_frontend_options, positive, probability, seconds
+from ..api.pac import pac_file
+from ..automata.dot import to_dot
+from ..report.jsonout import dumps as json_text
+from ..report.sarif import sarif_document
+from ..report.trace_text import value_text
+from ..semantics.strategies.concolic import STRATEGIES
+from .outputs import preflight, write_output
+from .progress import Progress
+
+EPILOG = """\
+Convention: DELTA is the confidence, as in the Pac-Man paper (epsilon 0.1, delta 0.9:
+with probability at least 0.9, a fresh batch of k decision vectors from the sampler
+holds one outside the learned automaton with probability at most 0.1; the error
+probability of the guarantee is 1 - delta). The i-th equivalence query draws
+ceil((ln(1/(1-delta)) + i ln 2) / epsilon) batches: 30, 37, 44, ... for the defaults.
+Verdicts: bug (a feasible error, replayed in the interpreter), pac-correct, unknown."""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("pac", help="PAC verification: learn the feasible decision vectors or find a bug",
+                       epilog=EPILOG, formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+    p.add_argument("file", help="C source file")
+    g = p.add_argument_group("guarantee and sampling")
+    g.add_argument("--epsilon", type=probability, default=0.1, help="error parameter (default 0.1)")
+    g.add_argument("--delta", type=probability, default=0.9, help="confidence (default 0.9; see below)")
+    g.add_argument("--batch", type=positive, default=10, help="decision vectors per batched sample, k (default 10)")
+    g.add_argument("--strategy", choices=STRATEGIES, default="rbs",
+                   help="sampler: CREST's random branch (rbs, default), CFG-directed (cds), depth-first (dfs) "
+                        "search, or uniformly random inputs")
+    g.add_argument("--learner", choices=list(PAC_LEARNERS), default="kv",
+                   help="kv (default), lsharp, rs (L* with Rivest-Schapire), lstar-col (L*, suffixes as columns)")
+    g.add_argument("--max-decisions", type=positive, default=1000,
+                   help="decision bound: a longer run contributes its first N decisions (default 1000)")
+    g.add_argument("--split-conditions", action="store_true",
+                   help="one decision per branch of && || ! (default: one per source condition)")
+    g.add_argument("--seed", type=int, default=0, help="seed of the sampler (default 0)")
+    g.add_argument("--timeout", type=seconds, default=900.0, help="seconds (default 900, SV-COMP 2015's)")
+    o = p.add_argument_group("output")
+    o.add_argument("--json", action="store_true", help="print one JSON object")
+    o.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
+    o.add_argument("--dot", metavar="FILE", help="write the learned automaton as DOT")
+    o.add_argument("--sarif", metavar="FILE", help="write a found bug as SARIF")
+    add_frontend_options(p)
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    for opt in ("dot", "sarif"):
+        preflight(getattr(args, opt), f"--{opt}", [args.file])
+    with Progress(enabled=not args.quiet) as progress:
+        r = pac_file(args.file, epsilon=args.epsilon, delta=args.delta, batch=args.batch, learner=args.learner,
+                     strategy=args.strategy, max_decisions=args.max_decisions, seed=args.seed,
+                     split_conditions=args.split_conditions, timeout=args.timeout, data_model=args.data_model,
+                     include=args.include, define=dict(d.partition("=")[::2] for d in args.define or []),
+                     entry=args.entry, progress=progress.update)
+    res, doc = r.result, r.doc
+    if args.dot and res.automaton is not None:
+        write_output(args.dot, to_dot(res.automaton, name="decisions"), "--dot")
+    if args.sarif and res.counterexample is not None:
+        write_output(args.sarif, json_text(sarif_document([res.counterexample], "false")), "--sarif")
+    print(json_text(doc) if args.json else summary_text(doc))
+    return 0
+
+
+def summary_text(doc: dict) -> str:
+    s = doc["stats"]
+    out = [f"PAC verification of {doc['file']}: {doc['verdict'].upper()}"]
+    if doc["verdict"] == "bug":
+        w = doc["witness"]
+        out.append(f"  {w['kind']} at {w['file']}:{w['line']}:{w['column']}: {w['message']} "
+                   f"(found by {w['found_by']}; replay: {w['replay'].get('status')})")
+        out.append(f"  decision vector ({len(w['decision_vector'])}): {w['decision_vector']}")
+        out.append("  inputs: " + ", ".join(f"{i['origin']} = {value_text(i['value'])}" for i in w["inputs"]))
+    elif doc["verdict"] == "pac-correct":
+        out.append(f"  automaton of feasible decision vectors: {doc['automaton_states']} states")
+        out.append(f"  guarantee: confidence delta = {doc['delta']:g} (error probability "
+                   f"{doc['error_probability']:.3g}), epsilon = {doc['epsilon']:g}, over batches of "
+                   f"{doc['distribution']['batch']} vectors from {doc['distribution']['strategy']}")
+    else:
+        out.append(f"  {doc['reason']}")
+    out.append(f"  membership queries {s['membership_queries']} ({s['membership_by_solver']} by the solver), "
+               f"equivalence queries {s['equivalence_queries']}, samples {s['samples']}, "
+               f"solver calls {s['solver_calls']}, {s['time']['total']:.1f} s")
+    return "\n".join(out)

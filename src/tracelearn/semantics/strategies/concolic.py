@@ -1,0 +1,179 @@
+"""Concolic sampling of decision vectors (Pac-Man Sec. 5, CREST's search strategies).
+
+A *batch* is k decision vectors from a concolic tester started afresh: a run on random
+inputs, then runs on inputs the solver finds to flip one decision of an earlier run.
+Nothing is kept from one batch to the next (a new solver, a new random generator
+seeded from the batch's number), so batches are independent and identically
+distributed, which the PAC guarantee needs (Corollary 2).
+
+The runs are the interpreter's; the flips are the single-path strategy's
+(``PathExplorer.follow``) on the symbolic semantics: no C semantics of its own.
+
+Strategies (CREST's names):
+
+- ``rbs``, random branch search: flip a decision chosen uniformly on the last run's
+  vector (other positions are tried when a flip is infeasible);
+- ``cds``, CFG-directed search: flip a decision whose other outcome the batch has
+  not covered yet, nearest the start of the run first; otherwise as ``rbs``;
+- ``dfs``, bounded depth-first search: flips in depth-first order from the first
+  run (each new run's positions below the flipped one are tried in turn);
+- ``random-input``: every run on fresh uniformly random inputs (no solver).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from ...ir.decisions import DecisionAlphabet
+from ...ir.program import Program
+from ..inputs import InputSource
+from ..interpreter import Interpreter, InterpOptions
+from ..runs import RunResult
+from ..traces import input_values
+from .path import PathExplorer
+
+STRATEGIES = ("rbs", "cds", "dfs", "random-input")
+
+
+@dataclass
+class Sample:
+    vector: tuple[bool, ...]
+    run: RunResult
+    truncated: bool  # the run went past the decision bound: ``vector`` is its prefix
+    inputs: list = field(default_factory=list)  # the values the run drew
+
+
+@dataclass
+class SamplerStats:
+    samples: int = 0
+    batches: int = 0
+    runs: int = 0
+    flips_tried: int = 0
+    flips_feasible: int = 0
+    solver_calls: int = 0
+    truncated: int = 0
+
+
+@dataclass
+class ConcolicSampler:
+    """Batches of decision vectors of ``program`` (already rewritten for the analysis)."""
+
+    program: Program
+    alphabet: DecisionAlphabet
+    explorer: Callable[[], PathExplorer]  # a fresh single-path explorer (one per batch)
+    strategy: str = "rbs"
+    k: int = 10
+    max_decisions: int = 1000
+    seed: int = 0
+    checks: frozenset[str] = frozenset({"assertion", "error-call"})
+    stats: SamplerStats = field(default_factory=SamplerStats)
+
+    def __post_init__(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"unknown sampling strategy {self.strategy!r} (choose from {', '.join(STRATEGIES)})")
+        self._interp = Interpreter(self.program, InterpOptions(
+            checks=self.checks, record_decisions=True, max_steps=64 * self.max_decisions + 10_000))
+
+    def batch(self, index: int) -> list[Sample]:
+        """Batch number ``index``: k vectors from a tester restarted for it."""
+        self.stats.batches += 1
+        gen = self.stream(index)
+        out = [next(gen) for _ in range(self.k)]
+        gen.close()
+        return out
+
+    def stream(self, index: int) -> Iterator[Sample]:
+        """The runs of one tester started afresh (number ``index``), without end: a
+        batch is its first k; a tester never restarted is all of it."""
+        rng = random.Random(f"{self.seed}:{index}")
+        return self._random_runs(rng) if self.strategy == "random-input" else self._concolic(rng)
+
+    # ------------------------------------------------------------ runs
+
+    def run(self, values: list, rng: random.Random) -> Sample:
+        src = InputSource(list(values), seed=rng.getrandbits(64), strategy="uniform")
+        r = self._interp.run(src, argv=None)
+        self.stats.runs += 1
+        self.stats.samples += 1
+        limit = self.max_decisions
+        vec = self.alphabet.vector(r.decisions, limit=limit + 1)
+        truncated = len(vec) > limit or r.status == "limit"
+        if truncated:
+            self.stats.truncated += 1
+        return Sample(vec[:limit], r, truncated, [i.value for i in r.inputs])
+
+    def _random_runs(self, rng: random.Random) -> Iterator[Sample]:
+        while True:
+            yield self.run([], rng)
+
+    def _concolic(self, rng: random.Random) -> Iterator[Sample]:
+        ex = self.explorer()
+        ex.start()
+        try:
+            if self.strategy == "dfs":
+                yield from self._dfs(ex, rng)
+            else:
+                yield from self._random_flips(ex, rng)
+        finally:
+            self.stats.solver_calls += ex.target.calls
+
+    def _flip(self, ex: PathExplorer, vec: tuple[bool, ...], j: int, rng: random.Random) -> Sample | None:
+        """A run whose first j decisions are ``vec``'s and whose next is the other
+        one, or None if no input makes them."""
+        self.stats.flips_tried += 1
+        end = ex.follow(vec[:j] + (not vec[j],))
+        if end.status != "word":
+            return None
+        model = ex.model()
+        if model is None:
+            return None
+        self.stats.flips_feasible += 1
+        return self.run(input_values(ex.target.eq, model), rng)
+
+    def _random_flips(self, ex: PathExplorer, rng: random.Random) -> Iterator[Sample]:
+        covered: set[tuple[str, bool]] = set()
+        cur = self.run([], rng)
+        while True:
+            yield cur
+            ids = self._ids(cur)
+            covered.update(zip(ids, cur.vector))
+            order = list(range(len(cur.vector)))
+            rng.shuffle(order)
+            if self.strategy == "cds":
+                fresh = [j for j in range(len(cur.vector)) if (ids[j], not cur.vector[j]) not in covered]
+                order = fresh + [j for j in order if j not in set(fresh)]
+            nxt = None
+            for j in order:
+                nxt = self._flip(ex, cur.vector, j, rng)
+                if nxt is not None:
+                    break
+            cur = nxt if nxt is not None else self.run([], rng)  # nothing to flip: start over
+
+    def _dfs(self, ex: PathExplorer, rng: random.Random) -> Iterator[Sample]:
+        while True:  # a finished search starts again from new random inputs
+            first = self.run([], rng)
+            yield first
+            stack: list[tuple[tuple[bool, ...], int]] = [(first.vector, 0)]
+            while stack:
+                vec, pos = stack.pop()
+                if pos >= len(vec):
+                    continue
+                stack.append((vec, pos + 1))  # the later positions of this run, after the subtree
+                s = self._flip(ex, vec, pos, rng)
+                if s is not None:
+                    yield s
+                    stack.append((s.vector, pos + 1))
+
+    def _ids(self, s: Sample) -> list[str]:
+        """The branch each letter of ``s`` was made at (for coverage)."""
+        out: list[str] = []
+        letters = self.alphabet.letters
+        for did, taken in s.run.decisions:
+            pair = letters.get(did)
+            if pair is not None and (pair[0] if taken else pair[1]) is not None:
+                out.append(did)
+                if len(out) >= len(s.vector):
+                    break
+        return out
