@@ -78,11 +78,14 @@ def verify(program: Program, options: PacOptions, progress: Callable[[str], None
     errors = error_automaton(prog, opt.kinds, opt.split_conditions)
     deadline = t0 + opt.timeout if opt.timeout is not None else None
 
-    def explorer(bound: int) -> PathExplorer:
+    def explorer(bound: int, eager: bool = True) -> PathExplorer:
         return PathExplorer(SymbolicSemantics(prog, SemanticsOptions(), PathTarget(deadline)),
-                            PathOptions(max_decisions=bound, split_conditions=opt.split_conditions))
+                            PathOptions(max_decisions=bound, split_conditions=opt.split_conditions, eager=eager))
 
-    sampler = ConcolicSampler(prog, alphabet, lambda: explorer(opt.max_decisions + 1), opt.strategy, opt.batch, opt.max_decisions, opt.seed,
+    # The sampler flips the last decision of a prefix a run has made: only the flipped
+    # decision needs the solver (not eager), one call per flip.
+    sampler = ConcolicSampler(prog, alphabet, lambda: explorer(opt.max_decisions + 1, eager=False),
+                              opt.strategy, opt.batch, opt.max_decisions, opt.seed,
                               opt.kinds)
     # The learner's words may go past the sampler's bound (a truncated run's prefix and
     # a suffix): membership follows them much further before answering unknown.
