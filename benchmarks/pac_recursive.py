@@ -24,7 +24,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from common import benchmarks_dir, table  # noqa: E402
 
-from tracelearn.analyses.pac.driver import PacOptions  # noqa: E402
 from tracelearn.api.pac import PAC_KINDS, pac_file  # noqa: E402
 from tracelearn.frontend.lower import DEFAULT_CHECKS, load_program  # noqa: E402
 from tracelearn.ir.decisions import DecisionAlphabet, assertions_as_branches  # noqa: E402

@@ -12,6 +12,7 @@ from __future__ import annotations
 from .batch import batch
 from .check import check
 from .explain import diff, explain, merge
+from .pac import pac
 from .validate import validate
 
-__all__ = ["check", "explain", "diff", "merge", "batch", "validate"]
+__all__ = ["check", "explain", "diff", "merge", "batch", "validate", "pac"]

@@ -67,3 +67,9 @@ def pac_file(file: str, *, epsilon: float = 0.1, delta: float = 0.9, batch: int 
                "max_decisions": max_decisions, "seed": seed, "split_conditions": split_conditions,
                "timeout": timeout, "entry": entry}
     return PacRun(pac_document(result, file, dm, options), result, program)
+
+
+def pac(file: str, **options) -> dict:
+    """``tracelearn pac FILE --json`` as a function: the same document (options as
+    :func:`pac_file`'s)."""
+    return pac_file(file, **options).doc
