@@ -36,10 +36,10 @@ class DecisionAlphabet:
                     letters[t.decision_id] = (True, False) if split else t.outcome
         return DecisionAlphabet(letters, split)
 
-    def vector(self, branches: Iterable[tuple[str, bool]], limit: int | None = None) -> tuple[bool, ...]:
-        """The decision vector of a run's branches (``RunResult.decisions``), cut at
-        ``limit`` letters."""
-        out: list[bool] = []
+    def made(self, branches: Iterable[tuple[str, bool]], limit: int | None = None) -> list[tuple[str, bool]]:
+        """The letters a run's branches (``RunResult.decisions``) make, each with the
+        branch that made it, cut at ``limit`` letters."""
+        out: list[tuple[str, bool]] = []
         letters = self.letters
         for did, taken in branches:
             pair = letters.get(did)
@@ -47,10 +47,14 @@ class DecisionAlphabet:
                 continue
             a = pair[0] if taken else pair[1]
             if a is not None:
-                out.append(a)
+                out.append((did, a))
                 if limit is not None and len(out) >= limit:
                     break
-        return tuple(out)
+        return out
+
+    def vector(self, branches: Iterable[tuple[str, bool]], limit: int | None = None) -> tuple[bool, ...]:
+        """The decision vector of a run's branches, cut at ``limit`` letters."""
+        return tuple(a for _, a in self.made(branches, limit))
 
 
 def assertions_as_branches(program: Program, kinds: frozenset[str]) -> Program:
@@ -67,42 +71,41 @@ def assertions_as_branches(program: Program, kinds: frozenset[str]) -> Program:
 
 def _split_asserts(proc: Procedure, kinds: frozenset[str]) -> None:
     out: list[Block] = []
+    first: dict[int, int] = {}  # an original block's index -> its first piece's position
+    tails: set[int] = set()  # ids of the pieces that keep an original terminator
+    splits: list[int] = []  # positions of the split asserts' branch blocks
     for b in proc.blocks:
+        first[b.index] = len(out)
         cur = b
-        pieces: list[Block] = []
         while True:
             k = next((i for i, s in enumerate(cur.stmts)
                       if isinstance(s, Assert) and s.kind in kinds and not isinstance(s.cond, Const)), None)
             if k is None:
-                pieces.append(cur)
+                tails.add(id(cur))
+                out.append(cur)
                 break
             s = cur.stmts[k]
             assert isinstance(s, Assert)
-            rest = Block(-1, cur.stmts[k + 1:], cur.term, s.loc, f"{cur.label} after assert")
-            fail = Block(-1, [replace(s, cond=Const(s.cond.type, 0))], Goto(-1, s.loc), s.loc, "assert failed")
             did = f"{s.prop_id}#holds"
-            head = Block(cur.index, cur.stmts[:k], Branch(s.cond, -1, -1, s.loc, did, did, s.msg), cur.loc, cur.label)
-            pieces += [head, fail]
-            cur = rest
-        out += pieces
-    # Number the new blocks after their originals (layout order kept), then wire.
-    old_to_new: dict[int, int] = {}
-    for i, b in enumerate(out):
-        if b.index >= 0 and b.index not in old_to_new:
-            old_to_new[b.index] = i
-    for i, b in enumerate(out):
+            # holds -> the rest of the block (two places on), fails -> Assert(0) (next)
+            head = Block(-1, cur.stmts[:k], Branch(s.cond, -1, -1, s.loc, did, did, s.msg), cur.loc, cur.label)
+            fail = Block(-1, [replace(s, cond=Const(s.cond.type, 0))], Goto(-1, s.loc), s.loc, "assert failed")
+            splits.append(len(out))
+            out += [head, fail]
+            cur = Block(-1, cur.stmts[k + 1:], cur.term, s.loc, f"{cur.label} after assert")
+    for i in splits:
+        t, fail = out[i].term, out[i + 1]
+        assert isinstance(t, Branch)
+        t.then, t.else_ = i + 2, i + 1
+        fail.term = Goto(i + 2, fail.loc)
+    for b in out:
         t = b.term
-        if isinstance(t, Branch) and t.then == -1:  # a split assert: holds -> the rest, else -> fail
-            t.else_ = i + 1
-            t.then = i + 2
-            fail = out[i + 1]
-            assert isinstance(fail.term, Goto)
-            fail.term = Goto(i + 2, fail.term.loc)
-        elif b.index >= 0 or b.label.endswith("after assert"):
-            if isinstance(t, Goto):
-                b.term = Goto(old_to_new[t.target], t.loc)
-            elif isinstance(t, Branch):
-                b.term = replace(t, then=old_to_new[t.then], else_=old_to_new[t.else_])
+        if id(b) not in tails:
+            continue
+        if isinstance(t, Goto):
+            b.term = Goto(first[t.target], t.loc)
+        elif isinstance(t, Branch):
+            b.term = replace(t, then=first[t.then], else_=first[t.else_])
     for i, b in enumerate(out):
         b.index = i
     proc.blocks = out

@@ -168,12 +168,4 @@ class ConcolicSampler:
 
     def _ids(self, s: Sample) -> list[str]:
         """The branch each letter of ``s`` was made at (for coverage)."""
-        out: list[str] = []
-        letters = self.alphabet.letters
-        for did, taken in s.run.decisions:
-            pair = letters.get(did)
-            if pair is not None and (pair[0] if taken else pair[1]) is not None:
-                out.append(did)
-                if len(out) >= len(s.vector):
-                    break
-        return out
+        return [did for did, _ in self.alphabet.made(s.run.decisions, limit=len(s.vector))]
