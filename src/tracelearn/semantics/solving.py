@@ -12,6 +12,7 @@ the main thread, waiting for that thread, takes the Ctrl-C.
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 
@@ -47,6 +48,11 @@ def check_sat(solver: z3.Solver | z3.Optimize, assumptions: tuple | list = (),
         except BaseException as e:  # handed to the caller's thread
             box["e"] = e
 
+    # z3's reference counts are not thread-safe: a garbage collection in this thread
+    # while the helper solves would free z3 terms of the same context under it (a rare
+    # segmentation fault, most often once many solvers were made and dropped).
+    collecting = gc.isenabled()
+    gc.disable()
     worker = threading.Thread(target=work, name="tracelearn-z3", daemon=True)
     worker.start()
     try:
@@ -56,6 +62,9 @@ def check_sat(solver: z3.Solver | z3.Optimize, assumptions: tuple | list = (),
         solver.ctx.interrupt()
         worker.join()
         raise
+    finally:
+        if collecting:
+            gc.enable()
     if "e" in box:
         raise box["e"]
     return box["r"]
