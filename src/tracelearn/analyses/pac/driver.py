@@ -85,11 +85,11 @@ def verify(program: Program, options: PacOptions, progress: Callable[[str], None
     # The sampler flips the last decision of a prefix a run has made: only the flipped
     # decision needs the solver (not eager), one call per flip.
     sampler = ConcolicSampler(prog, alphabet, lambda: explorer(opt.max_decisions + 1, eager=False),
-                              opt.strategy, opt.batch, opt.max_decisions, opt.seed,
-                              opt.kinds)
+                              opt.strategy, opt.batch, opt.max_decisions, opt.seed, opt.kinds)
     # The learner's words may go past the sampler's bound (a truncated run's prefix and
     # a suffix): membership follows them much further before answering unknown.
-    teacher = PacTeacher(prog, explorer(max(10_000, 10 * opt.max_decisions)), errors, sampler, opt.kinds, opt.epsilon, opt.delta, progress)
+    teacher = PacTeacher(prog, explorer(max(10_000, 10 * opt.max_decisions)), errors, sampler, opt.kinds,
+                         opt.epsilon, opt.delta, progress)
     result = result if result is not None else PacResult("unknown", opt)
     stats = result.queries
     result.pac, result.sampler, result.decisions = teacher.stats, sampler.stats, len(alphabet.letters)
