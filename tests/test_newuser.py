@@ -485,3 +485,18 @@ def test_witness_states_scanf_inputs(tmp_path):
     assert len(a) == 1 and a[0]["location"]["line"] == 5
     k, j = (int(part.split("==")[1]) for part in a[0]["constraint"]["value"].split("&&"))
     assert (k + j) & 0xFFFFFFFF == 42
+
+
+@pytest.mark.parametrize("name", ["n", "__n", "__tmp1"])
+def test_post_increment_of_a_reserved_name_in_a_subscript(tmp_path, capsys, name):
+    """``a[__n++] = c`` stored at a[1]: the lowering took every variable named ``__...``
+    for one of its own temporaries (assigned once) and read ``__n`` after the increment.
+    Both engines agreed, so the wrong verdict replayed; gcc says the assertion holds."""
+    src = tmp_path / "inc.c"
+    src.write_text("#include <assert.h>\nstatic int a[2]; static int NAME;\n"
+                   "int main(void) { int c = __VERIFIER_nondet_int(); int __tmp2 = 5;\n"
+                   "  a[NAME++] = c; assert(a[0] == c && NAME == 1 && __tmp2 == 5); return 0; }\n".replace("NAME", name))
+    code, out, _ = cli(["check", str(src)], capsys)
+    assert code == 0 and "VERIFICATION SUCCESSFUL" in out
+    code, _, _ = cli(["run", str(src), "--inputs", "7"], capsys)
+    assert code == 0

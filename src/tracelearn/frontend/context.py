@@ -33,6 +33,11 @@ class FunctionContext:
     temps: int = 0
     ids: Counter = field(default_factory=Counter)  # stable per-location indices
 
+    @staticmethod
+    def is_temp(name: str) -> bool:
+        """A temporary of the lowering: assigned once, so it can stand for its value."""
+        return name.startswith("__") and "~" in name
+
     def unique(self, name: str) -> str:
         n = self.used_names[name]
         self.used_names[name] += 1
@@ -40,7 +45,8 @@ class FunctionContext:
 
     def new_temp(self, t: CType, loc: SourceLoc, hint: str = "tmp") -> Reg:
         self.temps += 1
-        name = f"__{hint}{self.temps}"
+        # "~" is not in C identifiers: no user variable (``__tmp1`` is legal C) has this name
+        name = f"__{hint}~{self.temps}"
         self.locals.append(Variable(name, hint, t, False, loc))
         return Reg(name, t, "local")
 

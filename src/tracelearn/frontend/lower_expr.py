@@ -67,7 +67,7 @@ class ExprLowering:
         self.ctx.cfg.emit(stmt, self.loc(node))
 
     def materialize(self, e: Expr, node: c_ast.Node, hint: str = "tmp") -> Expr:
-        if isinstance(e, Const) or (isinstance(e, Reg) and e.name.startswith("__")):
+        if isinstance(e, Const) or (isinstance(e, Reg) and self.ctx.is_temp(e.name)):
             return e
         t = self.ctx.new_temp(e.type, self.loc(node), hint)
         self.emit(Assign(t, e, self.loc(node), hint, hidden=True), node)

@@ -191,3 +191,28 @@ def from_bits(t: CType, bv: z3.BitVecRef) -> z3.ExprRef:
     if isinstance(t, FloatType):
         return z3.fpBVToFP(bv, sort_of(t))
     return bv
+
+
+def fold_sign_ext(e: z3.ExprRef) -> z3.ExprRef:
+    """z3's simplifier writes a sign extension as a concat of the sign bit's extracts:
+    fold it back (so that terms read back from the semantics stay small)."""
+    cache: dict[int, z3.ExprRef] = {}
+
+    def go(t: z3.ExprRef) -> z3.ExprRef:
+        if t.get_id() in cache:
+            return cache[t.get_id()]
+        r = t
+        if z3.is_app_of(t, z3.Z3_OP_CONCAT):
+            ch = t.children()
+            x = ch[-1]
+            hb = x.size() - 1 if z3.is_bv(x) else -1
+            if hb >= 0 and all(z3.is_app_of(c, z3.Z3_OP_EXTRACT) and c.params() == [hb, hb]
+                               and c.arg(0).eq(x) for c in ch[:-1]):
+                r = z3.SignExt(len(ch) - 1, go(x))
+        if r is t and z3.is_app(t) and t.num_args():
+            new = [go(c) for c in t.children()]
+            if any(not a.eq(b) for a, b in zip(new, t.children())):
+                r = t.decl()(*new)
+        cache[t.get_id()] = r
+        return r
+    return go(e)

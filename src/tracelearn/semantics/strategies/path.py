@@ -214,6 +214,41 @@ class PathExplorer:
 
         yield from self._search(point, choose, stop, until, limit_is_end=True)
 
+    def guided(self, point: PathPoint, pick: Callable[[list[z3.BoolRef]], int],
+               stop: Stop | None = None) -> PathEnd:
+        """The one path from ``point`` whose every choice ``pick`` makes (given the
+        options' conditions, it returns the index of the option to take), until ``stop``
+        holds before a statement or the program ends: a concolic run's big step
+        (Sigma*), where the inputs decide each branch and no solver is asked."""
+        def choose(choice: _Choice, p: PathPoint) -> list[int]:
+            return [pick([c for _, c in choice.options])]
+
+        for end in self._search(point, choose, stop, None):
+            return end
+        return PathEnd("infeasible", point.decisions, point.decision_ids)
+
+    def returned(self, point: PathPoint, value: SVal | None) -> PathPoint:
+        """``point`` stopped before a call: the point after that call, which returned
+        ``value`` (a call the strategy's caller models itself: Sigma*'s stream reads
+        and writes, whose meaning depends on the stream position only it knows)."""
+        self._restore(point)
+        st = point.state.copy()
+        stack = [replace(c) for c in point.stack]
+        cur = stack[-1]
+        s = cur.frame.proc.blocks[cur.block].stmts[cur.index]
+        assert isinstance(s, Call)
+        self.sem.call_result(cur.frame, s, st, s.callee or "", value)
+        cur.index += 1
+        return self._point(st, stack, point.decisions, point.decision_ids, point.statements + 1)
+
+    def call_args(self, point: PathPoint) -> list[SVal]:
+        """The arguments of the call ``point`` stopped before."""
+        self._restore(point)
+        cur = point.stack[-1]
+        s = cur.frame.proc.blocks[cur.block].stmts[cur.index]
+        assert isinstance(s, Call)
+        return self.sem.call_args(point.state.copy(), s)
+
     def condition(self, end: PathEnd) -> list[z3.BoolRef]:
         """The path condition of ``end``'s point, as constraints (valid while the
         solver is still on that path)."""

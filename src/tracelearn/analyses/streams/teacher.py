@@ -1,0 +1,163 @@
+"""The teacher of Sigma*'s table: words of guards to inputs (witnesses, one solver
+call each) and inputs to runs (concolic big steps, cached), with the counts."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import z3
+
+from ...automata.transducer import Transducer
+from ...learning.symbolic_table import Letter, Observation, Word
+from ...semantics.strategies.bigstep import FilterError, FilterRunner, StreamRun
+
+TRUE_FINAL = Letter(z3.BoolVal(True), "true", final=True)
+
+
+@dataclass
+class StreamStats:
+    membership: int = 0  # runs asked for (cache hits included)
+    runs: int = 0  # runs made
+    solver_calls: int = 0
+    equivalence: int = 0
+    tests: int = 0  # inputs run by the testing oracle
+
+
+class FilterTeacher:
+    def __init__(self, runner: FilterRunner, max_lookback: int = 8, lookback_given: bool = False) -> None:
+        self.runner = runner
+        self.el = runner.element
+        self.max_lookback = max_lookback
+        self.lookback_given = lookback_given
+        self.stats = StreamStats()
+        self._cache: dict[tuple[int, ...], tuple[StreamRun, Observation]] = {}
+        self.initial_output: tuple[int, ...] | None = None
+
+    # ------------------------------------------------------------------ runs
+
+    def run(self, values: list[int]) -> tuple[StreamRun, Observation]:
+        key = tuple(self.el.wrap(v) for v in values)
+        self.stats.membership += 1
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        self.stats.runs += 1
+        r = self.runner.run(list(key))
+        if r.lookback > self.max_lookback:
+            why = (f"beyond --lookback {self.max_lookback}" if self.lookback_given
+                   else f"beyond the lookback bound {self.max_lookback} (raise it with --lookback)")
+            raise FilterError(f"on input {list(key)} a guard or output depends on the element "
+                              f"{r.lookback} positions back, {why}: the filter is outside the class "
+                              f"(its outputs must depend on the last k inputs)", None)
+        if self.initial_output is None:
+            self.initial_output = r.initial
+        letters = [Letter(s.predicate, s.key) for s in r.steps]
+        outputs = [s.outputs for s in r.steps]
+        if r.final is not None:
+            letters.append(Letter(r.final.predicate, r.final.key, final=True))
+            outputs.append(r.final.outputs)
+        else:
+            letters.append(TRUE_FINAL)
+            outputs.append(())
+        obs = Observation(tuple(letters), tuple(outputs), list(key))
+        self._cache[key] = (r, obs)
+        return r, obs
+
+    # ------------------------------------------------------------------ witnesses
+
+    def _at(self, g: z3.BoolRef, i: int) -> z3.BoolRef:
+        """A relativised guard of the step at position ``i`` over the input symbols;
+        false when it reads before the stream's start."""
+        sub = []
+        for j in _window_vars(g):
+            if i - j < 0:
+                return z3.BoolVal(False)
+            sub.append((self.el.window(j), self.el.symbol(i - j)))
+        return z3.substitute(g, *sub) if sub else g
+
+    def _solve(self, cons: list[z3.BoolRef], n: int) -> list[int] | None:
+        s = z3.Solver()
+        s.add(*cons)
+        self.stats.solver_calls += 1
+        if s.check() != z3.sat:
+            return None
+        m = s.model()
+        return [self.el.wrap(m.eval(self.el.symbol(i), model_completion=True).as_long()) for i in range(n)]
+
+    def _constraints(self, word: Word) -> tuple[list[z3.BoolRef], int]:
+        steps = [a for a in word if not a.final]
+        cons = [self._at(a.guard, i) for i, a in enumerate(steps)]
+        if word and word[-1].final:
+            cons.append(self._at(word[-1].guard, len(steps)))
+        return cons, len(steps)
+
+    def execute(self, word: Word) -> Observation | None:
+        cons, n = self._constraints(word)
+        values = self._solve(cons, n)
+        return None if values is None else self.run(values)[1]
+
+    def extend(self, word: Word, excluded: list[Letter], final: bool) -> Observation | None:
+        cons, n = self._constraints(word)
+        cons.extend(z3.Not(self._at(a.guard, n)) for a in excluded)
+        values = self._solve(cons, n + (0 if final else 1))
+        return None if values is None else self.run(values)[1]
+
+    # ------------------------------------------------------------------ testing oracle
+
+    def test(self, conj: Transducer, count: int, max_len: int, seed: int,
+             constants: list[int]) -> list[int] | None:
+        """The shortest of ``count`` inputs (lengths 0..max_len, at least 30% of the
+        elements drawn from the guards' constants and their neighbours) on which the
+        conjecture and the program write different outputs, or None."""
+        rng = random.Random(seed)
+        pool = sorted({self.el.wrap(c + d) for c in constants for d in (-1, 0, 1)}) or [0]
+        inputs = []
+        for _ in range(count):
+            n = rng.randint(0, max_len)
+            inputs.append([rng.choice(pool) if rng.random() < 0.5 else rng.randint(self.el.lo, self.el.hi)
+                           for _ in range(n)])
+        inputs.sort(key=len)
+        self.stats.equivalence += 1
+        for v in inputs:
+            self.stats.tests += 1
+            r, _ = self.run(v)
+            if conj.run(v) != r.outputs:
+                return v
+        return None
+
+
+def _window_vars(g: z3.ExprRef) -> list[int]:
+    out: set[int] = set()
+    seen: set[int] = set()
+    todo = [g]
+    while todo:
+        e = todo.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            n = e.decl().name()
+            if n.startswith("w") and n[1:].isdigit():
+                out.add(int(n[1:]))
+        else:
+            todo.extend(e.children())
+    return sorted(out)
+
+
+def constants_of(t: Transducer) -> list[int]:
+    """The constants in the transducer's guards (signed, element width and 32-bit)."""
+    out: set[int] = set()
+    for m in t.moves + t.finals:  # type: ignore[operator]
+        todo = [m.guard]
+        while todo:
+            e = todo.pop()
+            if z3.is_bv_value(e):
+                v = e.as_long()
+                w = e.size()
+                out.add(v - (1 << w) if v >> (w - 1) else v)
+            else:
+                todo.extend(e.children())
+    return sorted(out)
+
+

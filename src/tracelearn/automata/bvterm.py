@@ -1,0 +1,168 @@
+"""Bit-vector terms (z3) compiled to Python closures: a symbolic transducer's guards
+and outputs evaluated on concrete windows thousands of times, without a z3 call each.
+
+Values are unsigned integers modulo 2^width; a Boolean term gives a bool. A variable
+whose value is missing (``None``: before the stream's start) raises ``Undefined``.
+The fragment is what z3's simplifier leaves of C integer arithmetic; anything else is
+refused at compile time (tests check the closures against z3 on random values).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import z3
+
+
+class Undefined(Exception):
+    """A window variable before the stream's start was read."""
+
+
+Env = dict[str, int | None]
+Fn = Callable[[Env], object]
+
+
+def _signed(v: int, w: int) -> int:
+    return v - (1 << w) if v >> (w - 1) else v
+
+
+def compile_term(e: z3.ExprRef) -> Fn:
+    cache: dict[int, Fn] = {}
+    return _compile(e, cache)
+
+
+def _compile(e: z3.ExprRef, cache: dict[int, Fn]) -> Fn:
+    key = e.get_id()
+    if key in cache:
+        return cache[key]
+    f = _build(e, cache)
+    cache[key] = f
+    return f
+
+
+def _build(e: z3.ExprRef, cache: dict[int, Fn]) -> Fn:  # noqa: C901 - one case per operator
+    if z3.is_true(e):
+        return lambda env: True
+    if z3.is_false(e):
+        return lambda env: False
+    if z3.is_bv_value(e):
+        v = e.as_long()
+        return lambda env: v
+    k = e.decl().kind()
+    if z3.is_const(e) and k == z3.Z3_OP_UNINTERPRETED:
+        name = e.decl().name()
+
+        def var(env: Env) -> int:
+            v = env.get(name)
+            if v is None:
+                raise Undefined(name)
+            return v
+        return var
+    args = [_compile(a, cache) for a in e.children()]
+    w = e.size() if z3.is_bv(e) else 0
+    m = (1 << w) - 1 if w else 0
+    w0 = e.arg(0).size() if e.num_args() and z3.is_bv(e.arg(0)) else 0
+    a = args[0] if args else None
+    b = args[1] if len(args) > 1 else None
+    if k == z3.Z3_OP_AND:
+        return lambda env: all(f(env) for f in args)
+    if k == z3.Z3_OP_OR:
+        return lambda env: any(f(env) for f in args)
+    if k == z3.Z3_OP_NOT:
+        return lambda env: not a(env)
+    if k == z3.Z3_OP_EQ:
+        return lambda env: a(env) == b(env)
+    if k == z3.Z3_OP_DISTINCT:
+        return lambda env: len({f(env) for f in args}) == len(args)
+    if k == z3.Z3_OP_ITE:
+        c = args[0]
+        t, f = args[1], args[2]
+        return lambda env: t(env) if c(env) else f(env)
+    if k == z3.Z3_OP_BADD:
+        return lambda env: sum(f(env) for f in args) & m
+    if k == z3.Z3_OP_BMUL:
+        def mul(env: Env) -> int:
+            r = 1
+            for f in args:
+                r = (r * f(env)) & m
+            return r
+        return mul
+    if k == z3.Z3_OP_BSUB:
+        return lambda env: (a(env) - b(env)) & m
+    if k == z3.Z3_OP_BNEG:
+        return lambda env: (-a(env)) & m
+    if k == z3.Z3_OP_BAND:
+        def band(env: Env) -> int:
+            r = m
+            for f in args:
+                r &= f(env)
+            return r
+        return band
+    if k == z3.Z3_OP_BOR:
+        def bor(env: Env) -> int:
+            r = 0
+            for f in args:
+                r |= f(env)
+            return r
+        return bor
+    if k == z3.Z3_OP_BXOR:
+        def bxor(env: Env) -> int:
+            r = 0
+            for f in args:
+                r ^= f(env)
+            return r
+        return bxor
+    if k == z3.Z3_OP_BNOT:
+        return lambda env: (~a(env)) & m
+    if k in (z3.Z3_OP_SLEQ, z3.Z3_OP_SLT, z3.Z3_OP_SGEQ, z3.Z3_OP_SGT):
+        op = {z3.Z3_OP_SLEQ: int.__le__, z3.Z3_OP_SLT: int.__lt__,
+              z3.Z3_OP_SGEQ: int.__ge__, z3.Z3_OP_SGT: int.__gt__}[k]
+        return lambda env: op(_signed(a(env), w0), _signed(b(env), w0))
+    if k in (z3.Z3_OP_ULEQ, z3.Z3_OP_ULT, z3.Z3_OP_UGEQ, z3.Z3_OP_UGT):
+        op = {z3.Z3_OP_ULEQ: int.__le__, z3.Z3_OP_ULT: int.__lt__,
+              z3.Z3_OP_UGEQ: int.__ge__, z3.Z3_OP_UGT: int.__gt__}[k]
+        return lambda env: op(a(env), b(env))
+    if k == z3.Z3_OP_SIGN_EXT:
+        return lambda env: _signed(a(env), w0) & m
+    if k == z3.Z3_OP_ZERO_EXT:
+        return a
+    if k == z3.Z3_OP_EXTRACT:
+        hi, lo = e.params()
+        mask = (1 << (hi - lo + 1)) - 1
+        return lambda env: (a(env) >> lo) & mask
+    if k == z3.Z3_OP_CONCAT:
+        widths = [c.size() for c in e.children()]
+
+        def concat(env: Env) -> int:
+            r = 0
+            for f, cw in zip(args, widths):
+                r = (r << cw) | f(env)
+            return r
+        return concat
+    if k == z3.Z3_OP_BSHL:
+        return lambda env: (a(env) << b(env)) & m if b(env) < w else 0
+    if k == z3.Z3_OP_BLSHR:
+        return lambda env: a(env) >> b(env) if b(env) < w else 0
+    if k == z3.Z3_OP_BASHR:
+        return lambda env: (_signed(a(env), w) >> min(b(env), w)) & m
+    if k in (z3.Z3_OP_BUDIV, z3.Z3_OP_BUDIV_I):
+        return lambda env: (a(env) // b(env)) if b(env) else m
+    if k in (z3.Z3_OP_BUREM, z3.Z3_OP_BUREM_I):
+        return lambda env: (a(env) % b(env)) if b(env) else a(env)
+    if k in (z3.Z3_OP_BSDIV, z3.Z3_OP_BSDIV_I):
+        def sdiv(env: Env) -> int:
+            x, y = _signed(a(env), w), _signed(b(env), w)
+            if y == 0:
+                return 1 if x < 0 else m
+            q = abs(x) // abs(y)
+            return (q if (x < 0) == (y < 0) else -q) & m
+        return sdiv
+    if k in (z3.Z3_OP_BSREM, z3.Z3_OP_BSREM_I):
+        def srem(env: Env) -> int:
+            x, y = _signed(a(env), w), _signed(b(env), w)
+            if y == 0:
+                return a(env)
+            r = abs(x) % abs(y)
+            return (-r if x < 0 else r) & m
+        return srem
+    raise ValueError(f"operator {e.decl().name()} is not supported in transducer terms")

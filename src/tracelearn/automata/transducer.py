@@ -1,0 +1,252 @@
+"""Symbolic finite transducers with lookback (Sigma*, Sec. 4), plus an initial and a
+final output (our end-of-input extension).
+
+A transducer reads a stream of ``bits``-bit signed elements. Its guards and outputs
+are z3 terms over the window ``w0`` (the element read), ``w1`` (the one before), ...
+``w<lookback>``. Before the stream's start the window holds the bottom value: a
+transition whose guard or outputs read it is not enabled (Sigma*: every comparison
+with bottom is false). Every state is final. On input ``a0 .. a(n-1)`` a run writes the
+initial output, then each transition's outputs, then the outputs of the first
+enabled final move of the last state (window relative to position ``n``: ``w1`` is the
+last element; none enabled: nothing). Outputs are 32-bit (C's ``int``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import z3
+
+from .bvterm import Undefined, compile_term
+
+OUT_BITS = 32
+
+
+@dataclass(frozen=True)
+class Move:
+    src: int
+    guard: z3.BoolRef
+    outputs: tuple[z3.ExprRef, ...]
+    dst: int
+
+
+@dataclass(frozen=True)
+class FinalMove:
+    src: int
+    guard: z3.BoolRef
+    outputs: tuple[z3.ExprRef, ...]
+
+
+def window(j: int, bits: int) -> z3.BitVecRef:
+    return z3.BitVec(f"w{j}", bits)
+
+
+def _signed(v: int, w: int) -> int:
+    v &= (1 << w) - 1
+    return v - (1 << w) if v >> (w - 1) else v
+
+
+@dataclass
+class Transducer:
+    bits: int  # element width
+    states: int
+    initial: int = 0
+    moves: list[Move] = field(default_factory=list)
+    finals: list[FinalMove] = field(default_factory=list)
+    initial_output: tuple[int, ...] = ()
+    names: list[str] = field(default_factory=list)  # a label per state (e.g. its access word)
+    _compiled: dict | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def lookback(self) -> int:
+        k = 0
+        for m in self.moves + self.finals:  # type: ignore[operator]
+            for t in (m.guard, *m.outputs):
+                for v in _vars(t):
+                    k = max(k, int(v[1:]))
+        return k
+
+    def out_of(self, q: int) -> list[Move]:
+        return [m for m in self.moves if m.src == q]
+
+    # ------------------------------------------------------------------ running
+
+    def _compile(self) -> dict:
+        if self._compiled is None:
+            by_src: dict[int, list] = {}
+            for m in self.moves:
+                by_src.setdefault(m.src, []).append(
+                    (compile_term(m.guard), [compile_term(o) for o in m.outputs], m.dst))
+            fin: dict[int, list] = {}
+            for f in self.finals:
+                fin.setdefault(f.src, []).append((compile_term(f.guard), [compile_term(o) for o in f.outputs]))
+            self._compiled = {"moves": by_src, "finals": fin}
+        return self._compiled
+
+    def run(self, values: list[int]) -> list[int] | None:
+        """The output on ``values``, or None when no transition is enabled (the input is
+        outside the transducer's domain)."""
+        c = self._compile()
+        k = max(self.lookback, 0)
+        out = list(self.initial_output)
+        q = self.initial
+        mask = (1 << self.bits) - 1
+        for i in range(len(values)):
+            env = {f"w{j}": (values[i - j] & mask if i - j >= 0 else None) for j in range(k + 1)}
+            for g, outs, dst in c["moves"].get(q, []):
+                try:
+                    if g(env):
+                        out.extend(_signed(o(env), OUT_BITS) for o in outs)
+                        q = dst
+                        break
+                except Undefined:
+                    continue
+            else:
+                return None
+        n = len(values)
+        env = {f"w{j}": (values[n - j] & mask if 0 <= n - j < n else None) for j in range(k + 1)}
+        for g, outs in c["finals"].get(q, []):
+            try:
+                if g(env):
+                    out.extend(_signed(o(env), OUT_BITS) for o in outs)
+                    break
+            except Undefined:
+                continue
+        return out
+
+    # ------------------------------------------------------------------ checks
+
+    def overlapping(self) -> tuple[Move, Move] | None:
+        """Two transitions from one state whose guards overlap (not deterministic), if any."""
+        for q in range(self.states):
+            ms = self.out_of(q)
+            for i in range(len(ms)):
+                for j in range(i + 1, len(ms)):
+                    s = z3.Solver()
+                    s.add(ms[i].guard, ms[j].guard)
+                    if s.check() == z3.sat:
+                        return ms[i], ms[j]
+        return None
+
+    # ------------------------------------------------------------------ output
+
+    def to_json(self) -> dict:
+        return {
+            "element_bits": self.bits,
+            "lookback": self.lookback,
+            "states": self.states,
+            "initial": self.initial,
+            "initial_output": list(self.initial_output),
+            "state_names": self.names,
+            "transitions": [{"from": m.src, "to": m.dst, "guard": term_text(m.guard, self.bits),
+                             "outputs": [term_text(o, self.bits) for o in m.outputs],
+                             "guard_smt": m.guard.sexpr(), "outputs_smt": [o.sexpr() for o in m.outputs]}
+                            for m in self.moves],
+            "final": [{"state": f.src, "guard": term_text(f.guard, self.bits),
+                       "outputs": [term_text(o, self.bits) for o in f.outputs],
+                       "guard_smt": f.guard.sexpr(), "outputs_smt": [o.sexpr() for o in f.outputs]}
+                      for f in self.finals],
+        }
+
+    def to_dot(self, name: str = "transducer") -> str:
+        lines = [f'digraph "{name}" {{', "  rankdir=LR;", '  node [shape=circle, fontname="monospace"];',
+                 '  edge [fontname="monospace"];', '  __start [shape=point];']
+        init = f" / {', '.join(map(str, self.initial_output))}" if self.initial_output else ""
+        lines.append(f'  __start -> q{self.initial} [label="{_esc(init)}"];')
+        for q in range(self.states):
+            fins = [f for f in self.finals if f.src == q]
+            label = f"q{q}"
+            if fins:
+                label += "\\n" + "\\n".join(
+                    _esc(f"end: {term_text(f.guard, self.bits)} / {', '.join(term_text(o, self.bits) for o in f.outputs)}")
+                    for f in fins)
+            lines.append(f'  q{q} [label="{label}", shape=doublecircle];')
+        for m in self.moves:
+            lab = f"{term_text(m.guard, self.bits)} / {', '.join(term_text(o, self.bits) for o in m.outputs) or 'ε'}"
+            lines.append(f'  q{m.src} -> q{m.dst} [label="{_esc(lab)}"];')
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+
+def _esc(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _vars(t: z3.ExprRef) -> set[str]:
+    out: set[str] = set()
+    seen: set[int] = set()
+    todo = [t]
+    while todo:
+        e = todo.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.add(e.decl().name())
+        else:
+            todo.extend(e.children())
+    return out
+
+
+# -------------------------------------------------------------------- text
+
+_BIN = {z3.Z3_OP_BADD: "+", z3.Z3_OP_BSUB: "-", z3.Z3_OP_BMUL: "*", z3.Z3_OP_BAND: "&",
+        z3.Z3_OP_BOR: "|", z3.Z3_OP_BXOR: "^", z3.Z3_OP_SLEQ: "<=", z3.Z3_OP_SLT: "<",
+        z3.Z3_OP_SGEQ: ">=", z3.Z3_OP_SGT: ">", z3.Z3_OP_ULEQ: "<=u", z3.Z3_OP_ULT: "<u",
+        z3.Z3_OP_UGEQ: ">=u", z3.Z3_OP_UGT: ">u", z3.Z3_OP_EQ: "==", z3.Z3_OP_BSDIV: "/",
+        z3.Z3_OP_BSDIV_I: "/", z3.Z3_OP_BSREM: "%", z3.Z3_OP_BSREM_I: "%", z3.Z3_OP_BSHL: "<<",
+        z3.Z3_OP_BASHR: ">>", z3.Z3_OP_BLSHR: ">>u", z3.Z3_OP_BUDIV: "/u", z3.Z3_OP_BUDIV_I: "/u",
+        z3.Z3_OP_BUREM: "%u", z3.Z3_OP_BUREM_I: "%u", z3.Z3_OP_AND: "&&", z3.Z3_OP_OR: "||"}
+
+
+def term_text(e: z3.ExprRef, bits: int = 8) -> str:
+    """A C-like rendering: ``x`` is the element read, ``x[-j]`` the one j before;
+    sign extensions (C's promotions) are implicit."""
+    return _text(e)
+
+
+def _text(e: z3.ExprRef) -> str:  # noqa: C901
+    if z3.is_true(e):
+        return "true"
+    if z3.is_false(e):
+        return "false"
+    if z3.is_bv_value(e):
+        return str(_signed(e.as_long(), e.size()))
+    k = e.decl().kind()
+    if z3.is_const(e) and k == z3.Z3_OP_UNINTERPRETED:
+        n = e.decl().name()
+        if n.startswith("w") and n[1:].isdigit():
+            return "x" if n == "w0" else f"x[-{n[1:]}]"
+        return n
+    ch = e.children()
+    if k in (z3.Z3_OP_SIGN_EXT, z3.Z3_OP_ZERO_EXT):
+        return _text(ch[0])
+    if k == z3.Z3_OP_NOT:
+        a = ch[0]
+        if z3.is_app_of(a, z3.Z3_OP_EQ):
+            return f"{_text(a.arg(0))} != {_text(a.arg(1))}"
+        for op, neg in ((z3.Z3_OP_SLEQ, ">"), (z3.Z3_OP_SLT, ">="), (z3.Z3_OP_SGEQ, "<"), (z3.Z3_OP_SGT, "<=")):
+            if z3.is_app_of(a, op):
+                return f"{_atom(a.arg(0))} {neg} {_atom(a.arg(1))}"
+        return f"!({_text(a)})"
+    if k == z3.Z3_OP_BADD and len(ch) == 2 and z3.is_app_of(ch[0], z3.Z3_OP_BMUL) \
+            and z3.is_bv_value(ch[0].arg(0)) and _signed(ch[0].arg(0).as_long(), ch[0].size()) == -1:
+        return f"{_atom(ch[1])} - {_atom(ch[0].arg(1))}"
+    if k == z3.Z3_OP_BMUL and len(ch) == 2 and z3.is_bv_value(ch[0]) and _signed(ch[0].as_long(), ch[0].size()) == -1:
+        return f"-{_atom(ch[1])}"
+    if k in _BIN:
+        return f" {_BIN[k]} ".join(_atom(c) for c in ch)
+    if k == z3.Z3_OP_ITE:
+        return f"({_text(ch[0])} ? {_text(ch[1])} : {_text(ch[2])})"
+    if k == z3.Z3_OP_EXTRACT:
+        hi, lo = e.params()
+        return f"{_atom(ch[0])}[{hi}:{lo}]"
+    return str(e)
+
+
+def _atom(e: z3.ExprRef) -> str:
+    s = _text(e)
+    simple = z3.is_const(e) or z3.is_bv_value(e) or z3.is_app_of(e, z3.Z3_OP_SIGN_EXT) and z3.is_const(e.arg(0))
+    return s if simple else f"({s})"
+
+

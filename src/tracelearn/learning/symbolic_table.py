@@ -1,0 +1,179 @@
+"""Sigma*'s symbolic observation table (Sec. 5, Algs. 1 and 2): L* over path
+predicates instead of a concrete alphabet.
+
+Rows are words of *letters* (a big step's guard, compared as text: syntactically, as
+in the paper), columns are suffixes ending with a *final* letter (the guard of what
+the program does at the end of its input, our extension), and an entry is the text
+of the outputs the suffix's steps write after the row's prefix, or ``⊥`` where the
+run did not take the suffix's letter there, or ``∅`` when the word has no input at
+all. The teacher turns a word into an input (a witness) and runs it.
+
+- Alg. 1 (``fill``): the missing entries, from one run each.
+- Alg. 2 (``discover``): the transitions of a state: extend its access word by one
+  step with the guard ``true``, then with the negation of the guards found so far,
+  until no input takes another one; the same for the final letters.
+- Closing: a row of ``S`` that equals no row of ``R`` becomes a new state.
+- A counterexample input: its letters after the longest prefix in ``S`` are added to
+  ``E`` with all their suffixes (Rivest-Schapire-like, as the paper).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import z3
+
+from ..automata.transducer import FinalMove, Move, Transducer
+
+
+@dataclass(frozen=True)
+class Letter:
+    guard: z3.BoolRef
+    key: str
+    final: bool = False
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Letter) and self.key == other.key and self.final == other.final
+
+    def __hash__(self) -> int:
+        return hash((self.key, self.final))
+
+
+Word = tuple[Letter, ...]
+
+
+@dataclass
+class Observation:
+    """One run: a letter per input element, then the final letter; the outputs of each."""
+
+    letters: Word
+    outputs: tuple[tuple[z3.ExprRef, ...], ...]
+    values: list[int]
+
+    def output_key(self, i: int) -> str:
+        return "[" + ", ".join(o.sexpr() for o in self.outputs[i]) + "]"
+
+
+class SymbolicTeacher(Protocol):
+    def execute(self, word: Word) -> Observation | None:
+        """A run on an input whose big steps satisfy the letters of ``word`` (the last
+        may be final), or None when no input does."""
+
+    def extend(self, word: Word, excluded: list[Letter], final: bool) -> Observation | None:
+        """A run on an input that follows ``word`` and then makes a step (``final``: ends)
+        whose guard satisfies none of ``excluded``, or None."""
+
+
+BOTTOM = "⊥"
+EMPTY = "∅"
+
+
+@dataclass
+class TableStats:
+    rows: int = 0
+    columns: int = 0
+    entries: int = 0
+    conjecture_refinements: int = 0
+
+
+@dataclass
+class SymbolicTable:
+    teacher: SymbolicTeacher
+    bits: int
+    R: list[Word] = field(default_factory=list)
+    E: list[Word] = field(default_factory=list)
+    T: dict[tuple[Word, Word], tuple[str, ...] | str] = field(default_factory=dict)
+    trans: dict[Word, list[tuple[Letter, Observation]]] = field(default_factory=dict)
+    finals: dict[Word, list[tuple[Letter, Observation]]] = field(default_factory=dict)
+    initial_output: tuple[int, ...] = ()
+    stats: TableStats = field(default_factory=TableStats)
+
+    # ------------------------------------------------------------------ Alg. 2
+
+    def discover(self, r: Word) -> None:
+        """The outgoing transitions and final letters of the state reached by ``r``."""
+        for final in (False, True):
+            found: list[tuple[Letter, Observation]] = []
+            while True:
+                obs = self.teacher.extend(r, [a for a, _ in found], final)
+                if obs is None:
+                    break
+                a = obs.letters[len(r)]
+                if any(a == b for b, _ in found):
+                    raise RuntimeError(f"the guard {a.key} was found twice: the teacher is inconsistent")
+                found.append((a, obs))
+                if (a,) not in self.E:
+                    self.E.append((a,))
+            (self.finals if final else self.trans)[r] = found
+
+    @property
+    def S(self) -> list[Word]:
+        out = list(self.R)
+        for r in self.R:
+            out.extend(r + (a,) for a, _ in self.trans.get(r, []))
+        return out
+
+    # ------------------------------------------------------------------ Alg. 1
+
+    def entry(self, u: Word, e: Word) -> tuple[str, ...] | str:
+        key = (u, e)
+        if key not in self.T:
+            obs = self.teacher.execute(u + e)
+            if obs is None:
+                self.T[key] = EMPTY
+            else:
+                cells = []
+                for i, a in enumerate(e):
+                    j = len(u) + i
+                    ok = j < len(obs.letters) and obs.letters[j] == a
+                    cells.append(obs.output_key(j) if ok else BOTTOM)
+                self.T[key] = tuple(cells)
+            self.stats.entries += 1
+        return self.T[key]
+
+    def row(self, u: Word) -> tuple:
+        return tuple(self.entry(u, e) for e in self.E)
+
+    def close(self) -> None:
+        """Fill the table and add a state for each row of S that R lacks."""
+        if not self.R:
+            self.R.append(())
+            self.discover(())
+        while True:
+            rows = {self.row(r): r for r in self.R}
+            fresh = next((s for s in self.S if s not in self.R and self.row(s) not in rows), None)
+            if fresh is None:
+                break
+            self.R.append(fresh)
+            self.discover(fresh)
+        self.stats.rows, self.stats.columns = len(self.S), len(self.E)
+
+    # ------------------------------------------------------------------ conjecture
+
+    def conjecture(self) -> Transducer:
+        index = {}
+        for i, r in enumerate(self.R):
+            index.setdefault(self.row(r), i)
+        moves: list[Move] = []
+        finals: list[FinalMove] = []
+        for i, r in enumerate(self.R):
+            for a, obs in self.trans.get(r, []):
+                moves.append(Move(i, a.guard, obs.outputs[len(r)], index[self.row(r + (a,))]))
+            for a, obs in self.finals.get(r, []):
+                finals.append(FinalMove(i, a.guard, obs.outputs[len(r)]))
+        names = [" · ".join(a.key for a in r) or "ε" for r in self.R]
+        return Transducer(self.bits, len(self.R), 0, moves, finals, self.initial_output, names)
+
+    # ------------------------------------------------------------------ counterexamples
+
+    def refine(self, obs: Observation) -> None:
+        """Add the suffixes of a counterexample's letters after its longest prefix in S."""
+        letters = obs.letters
+        S = set(self.S)
+        k = max(i for i in range(len(letters)) if letters[:i] in S)
+        rest = letters[k:]
+        for i in range(len(rest)):
+            if rest[i:] not in self.E:
+                self.E.append(rest[i:])
+        self.stats.conjecture_refinements += 1

@@ -1,0 +1,607 @@
+"""Big steps of a stream filter (Sigma*, Sec. 3): a concolic run of a filter function
+on a concrete input, cut into one step per input element and relativised to the
+lookback window.
+
+The filter reads its input with ``tl_in()``/``tl_peek(0)``/``tl_eof()`` and writes
+with ``tl_out(e)`` (declared in the bundled ``tracelearn.h``). The path strategy stops
+before each of these calls and this module performs them, because their meaning is
+the stream position, which only the run knows:
+
+- element ``i`` of the input is the symbol ``in!i``; a read at position ``i`` gives it
+  (``tl_in`` then moves to ``i + 1``); a read at the end of the input stops the filter;
+- ``tl_eof()`` is 1 at the end of the input, 0 otherwise;
+- ``tl_out(e)`` appends the term ``e`` to the output.
+
+Big step ``i`` starts at the first stream operation at position ``i`` (the filter
+meets element ``i``) and ends before the first one at position ``i + 1``. Its guard is
+the conjunction of the branch conditions taken on the way, and its outputs the terms
+written; both are then *relativised*: ``in!(i - j)`` becomes the window variable
+``w<j>`` (``w0`` is the element of the step, ``w1`` the one before, ...). Outputs
+written before the first read are the *initial* output (constants); what runs after
+``tl_eof()`` returned 1 is the *final* step, relativised as a step at position ``n``
+(its ``w0`` is never read). Every branch is decided by the input: no solver is asked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import z3
+
+from ...errors import TracelearnError, UnsupportedError
+from ...ir.program import Call, Program, SourceLoc
+from ...ir.types import IntType
+from .. import symexpr as S
+from ..symbolic import SemanticsOptions, SymbolicSemantics
+from ..symstate import SVal
+from ..targets import PathTarget
+from .path import PathEnd, PathExplorer, PathOptions, PathPoint
+
+STREAM_OPS = frozenset({"tl_in", "tl_peek", "tl_eof", "tl_out"})
+
+
+@dataclass(frozen=True)
+class Element:
+    """The type of a stream element: a signed integer of ``bits`` bits (``char`` is 8)."""
+
+    bits: int = 8
+
+    @staticmethod
+    def named(text: str) -> "Element":
+        if text == "char":
+            return Element(8)
+        if text.startswith("int") and text[3:].isdigit() and int(text[3:]) in (8, 16, 32):
+            return Element(int(text[3:]))
+        raise TracelearnError(f"unknown element type '{text}' (expected char, int8, int16 or int32)")
+
+    @property
+    def name(self) -> str:
+        return "char" if self.bits == 8 else f"int{self.bits}"
+
+    @property
+    def lo(self) -> int:
+        return -(1 << (self.bits - 1))
+
+    @property
+    def hi(self) -> int:
+        return (1 << (self.bits - 1)) - 1
+
+    def symbol(self, i: int) -> z3.BitVecRef:
+        return z3.BitVec(f"in!{i}", self.bits)
+
+    def window(self, j: int) -> z3.BitVecRef:
+        return z3.BitVec(f"w{j}", self.bits)
+
+    def wrap(self, v: int) -> int:
+        v &= (1 << self.bits) - 1
+        return v - (1 << self.bits) if v >> (self.bits - 1) else v
+
+
+OUT_BITS = 32  # tl_out's parameter and tl_in's result are int
+
+
+@dataclass
+class BigStep:
+    """One big step, relativised: its guard (the branch conditions in path order, over
+    ``w0..wk``) and its output terms (32-bit)."""
+
+    guard: tuple[z3.BoolRef, ...]
+    outputs: tuple[z3.ExprRef, ...]
+
+    @property
+    def predicate(self) -> z3.BoolRef:
+        if not self.guard:
+            return z3.BoolVal(True)
+        return z3.And(*self.guard) if len(self.guard) > 1 else self.guard[0]
+
+    @property
+    def key(self) -> str:
+        """The guard as text: Sigma* compares predicates syntactically."""
+        return " & ".join(g.sexpr() for g in self.guard) or "true"
+
+
+@dataclass
+class StreamRun:
+    initial: tuple[int, ...]  # outputs before the first read
+    steps: list[BigStep]  # one per input element
+    final: BigStep | None  # after tl_eof() returned 1 (None: stopped at a read, or returned)
+    outputs: list[int]  # the concrete output, element by element
+    end: str  # how the filter ended: "read" (a read at the end), "return", "final"
+    lookback: int  # the largest distance back any guard or output of a step reaches
+    statements: int = 0
+
+
+class FilterError(UnsupportedError):
+    """The filter is outside the class Sigma* learns (with the reason and where)."""
+
+
+@dataclass
+class BigStepOptions:
+    max_statements: int = 1_000_000  # per run: an input-free loop ends here, reported
+    library_bound: int = 32
+
+
+@dataclass
+class _Run:
+    n: int
+    values: list[int]
+    pos: int = 0  # the next element to consume
+    met: int = -1  # the last position whose element the filter has met
+    guard: list[z3.BoolRef] = field(default_factory=list)
+    outs: list[z3.ExprRef] = field(default_factory=list)
+    subst: list[tuple[z3.ExprRef, z3.ExprRef]] = field(default_factory=list)
+
+
+class FilterRunner:
+    """Concolic runs of one filter function (entry ``function`` of ``program``)."""
+
+    def __init__(self, program: Program, function: str, element: Element,
+                 options: BigStepOptions | None = None) -> None:
+        if function not in program.procedures:
+            raise TracelearnError(f"no definition of the filter function '{function}'")
+        self.program = program
+        self.function = function
+        self.element = element
+        self.opt = options or BigStepOptions()
+        self.sem = SymbolicSemantics(program, SemanticsOptions(), PathTarget())
+        self.explorer = PathExplorer(self.sem, PathOptions(eager=False, max_statements=self.opt.max_statements,
+                                                           library_bound=self.opt.library_bound))
+        self.root: PathPoint | None = None
+        self.defs = Definitions()
+        self._node = None  # the solver frame the run is at (for reading terms back)
+        self.runs = 0
+        self.statements = 0
+
+    def run(self, values: list[int]) -> StreamRun:
+        """The filter on input ``values``, cut into big steps."""
+        el = self.element
+        values = [el.wrap(v) for v in values]
+        if self.root is None:
+            self.root = self.explorer.start(self.function)
+        self.defs.forget()  # one run's frames at a time
+        self.runs += 1
+        r = _Run(len(values), values)
+        steps: list[BigStep] = []
+        initial: list[int] = []
+        concrete: list[int] = []
+        in_final = False
+        lookback = 0
+        point = self.root
+
+        def close_step() -> None:
+            nonlocal lookback
+            if r.met >= 0:
+                step, dist = self._relativise(r, r.met)
+                lookback = max(lookback, dist)
+                steps.append(step)
+            r.guard, r.outs = [], []
+
+        while True:
+            end = self.explorer.guided(point, lambda conds: self._pick(conds, r), _is_stream_op)
+            if end.status != "stopped":
+                if end.status == "exit":
+                    how = "return"
+                    break
+                if end.status == "limit":
+                    raise FilterError(
+                        f"the filter ran {self.opt.max_statements} statements without reading its input "
+                        f"(an input-free infinite loop is outside the class)", self._where(end))
+                raise FilterError(f"the filter's run ended unexpectedly ({end.status}: {end.reason})",
+                                  self._where(end))
+            assert end.point is not None
+            point = end.point
+            self.statements = point.statements
+            call = _stmt(point)
+            name = call.callee
+            if name == "tl_out":
+                arg = self._expand(self.explorer.call_args(point)[0].term)
+                r.outs.append(arg)
+                v = self._concrete(arg, r)
+                (initial if r.met < 0 else concrete).append(v)
+                point = self.explorer.returned(point, None)
+                continue
+            if name == "tl_peek":
+                k = self._expand(self.explorer.call_args(point)[0].term)
+                if not z3.is_bv_value(k) or k.as_signed_long() != 0:
+                    raise FilterError(f"tl_peek({k}): only tl_peek(0) is supported (no lookahead)", call.loc)
+            if r.pos != r.met:  # the filter meets element ``pos``: a new big step
+                close_step()
+                r.met = r.pos
+                if r.pos < r.n:
+                    r.subst.append((el.symbol(r.pos), z3.BitVecVal(r.values[r.pos], el.bits)))
+            if r.pos >= r.n:
+                if name != "tl_eof":
+                    how = "read"  # a read at the end of the input stops the filter
+                    break
+                in_final = True
+                point = self.explorer.returned(point, SVal(z3.BitVecVal(1, OUT_BITS)))
+                continue
+            if name == "tl_eof":
+                point = self.explorer.returned(point, SVal(z3.BitVecVal(0, OUT_BITS)))
+                continue
+            value = z3.SignExt(OUT_BITS - el.bits, el.symbol(r.pos))
+            if name == "tl_in":
+                r.pos += 1
+            point = self.explorer.returned(point, SVal(value))
+        final: BigStep | None = None
+        if in_final:
+            final, dist = self._relativise(r, r.n)
+            lookback = max(lookback, dist)
+            how = "final"
+        elif how == "return" and r.met < r.n:
+            if r.met < 0:
+                r.guard, r.outs = [], []
+            else:
+                close_step()
+        # A filter that returned before reading everything ignores the rest.
+        while len(steps) < r.n:
+            steps.append(BigStep((), ()))
+        return StreamRun(tuple(initial), steps, final, initial + concrete, how, lookback, self.statements)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _expand(self, t: z3.ExprRef) -> z3.ExprRef:
+        """``t`` over the input symbols (and constants) only."""
+        return self.defs.expand(t, self.sem.target.node)
+
+    def _pick(self, conds: list[z3.BoolRef], r: _Run) -> int:
+        conds = [self._expand(c) for c in conds]
+        for i, c in enumerate(conds):
+            v = simp(z3.substitute(c, *r.subst)) if r.subst else simp(c)
+            if z3.is_true(v):
+                if not z3.is_true(c):
+                    r.guard.append(c)
+                return i
+            if not z3.is_false(v):
+                raise FilterError(f"a branch depends on something other than the input: {c}",
+                                  self.sem.cur_loc)
+        raise FilterError("no branch can be taken", self.sem.cur_loc)
+
+    def _relativise(self, r: _Run, at: int) -> tuple[BigStep, int]:
+        el = self.element
+        names: set[int] = set()
+        terms = [simp(g) for g in r.guard] + list(r.outs)
+        for t in terms:
+            _symbols(t, names)
+        dist = max((at - i for i in names), default=0)
+        sub = [(el.symbol(i), el.window(at - i)) for i in names]
+        rel = [S.fold_sign_ext(simp(z3.substitute(t, *sub)) if sub else t) for t in terms]
+        guard = tuple(g for g in rel[:len(r.guard)] if not z3.is_true(g))
+        return BigStep(guard, tuple(rel[len(r.guard):])), dist
+
+    def _unrelativise(self, t: z3.ExprRef, r: _Run, at: int) -> z3.ExprRef:
+        el = self.element
+        sub = [(el.window(j), el.symbol(at - j)) for j in range(0, at + 1)]
+        return z3.substitute(t, *sub) if sub else t
+
+    def _concrete(self, t: z3.ExprRef, r: _Run) -> int:
+        v = simp(z3.substitute(t, *r.subst)) if r.subst else simp(t)
+        if not z3.is_bv_value(v):
+            raise FilterError(f"an output depends on something other than the input: {t}", self.sem.cur_loc)
+        return v.as_signed_long()
+
+    def _where(self, end: PathEnd) -> SourceLoc | None:
+        return end.point.at() if end.point is not None else self.sem.cur_loc
+
+
+class Definitions:
+    """The semantics names each value it assigns (``x#3 == term`` in the path
+    condition); terms are read back over the inputs through these definitions, which
+    the solver frames of the path hold (collected from the root down, per frame)."""
+
+    def __init__(self) -> None:
+        self._by_node: dict[int, tuple[object, list[tuple[z3.ExprRef, z3.ExprRef]], int]] = {}
+
+    def forget(self) -> None:
+        self._by_node.clear()
+
+    def of(self, node) -> list[tuple[z3.ExprRef, z3.ExprRef]]:
+        chain = []
+        n = node
+        while n is not None:
+            chain.append(n)
+            n = n.parent
+        chain.reverse()  # root first
+        # reuse the longest prefix of frames that gained no constraint since it was read
+        defs: list[tuple[z3.ExprRef, z3.ExprRef]] = []
+        start = 0
+        for i, m in enumerate(chain):
+            hit = self._by_node.get(id(m))
+            if hit is None or hit[0] is not m or hit[2] != len(m.constraints):
+                break
+            defs, start = hit[1], i + 1
+        defs = list(defs)
+        for m in chain[start:]:
+            for c in m.constraints:
+                if z3.is_eq(c):
+                    lhs, rhs = c.arg(0), c.arg(1)
+                    if not _ssa(lhs) and _ssa(rhs):  # a constant value comes first
+                        lhs, rhs = rhs, lhs
+                    if _ssa(lhs):
+                        defs.append((lhs, z3.substitute(rhs, *defs) if defs else rhs))
+            self._by_node[id(m)] = (m, list(defs), len(m.constraints))
+        return defs
+
+    def expand(self, t: z3.ExprRef, node) -> z3.ExprRef:
+        defs = self.of(node)
+        return simp(z3.substitute(t, *defs) if defs else t)
+
+
+def _ssa(t: z3.ExprRef) -> bool:
+    return z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED and "#" in t.decl().name()
+
+
+def simp(t: z3.ExprRef) -> z3.ExprRef:
+    """z3's simplifier, keeping sign extensions readable (no concat of extracts)."""
+    return z3.simplify(t, elim_sign_ext=False)
+
+
+def _stmt(point: PathPoint) -> Call:
+    c = point.stack[-1]
+    s = c.frame.proc.blocks[c.block].stmts[c.index]
+    assert isinstance(s, Call)
+    return s
+
+
+def _is_stream_op(s: object) -> bool:
+    return isinstance(s, Call) and s.callee in STREAM_OPS
+
+
+def _symbols(t: z3.ExprRef, out: set[int]) -> None:
+    seen: set[int] = set()
+    todo = [t]
+    while todo:
+        e = todo.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            name = e.decl().name()
+            if name.startswith("in!"):
+                out.add(int(name[3:]))
+            continue
+        todo.extend(e.children())
+
+
+def element_type(bits: int) -> IntType:
+    return IntType(bits, True)
+
+
+# ---------------------------------------------------------------------- symbolic big steps
+
+
+class LookbackExceeded(Exception):
+    """A state at a step boundary holds an element older than the lookback window."""
+
+
+@dataclass
+class Boundary:
+    """A place between two big steps: the filter stands before the stream operation
+    that meets the next element. Its state is read back over the window ``w1..wk`` (the
+    elements before; ``w0`` will be the next one) and nothing else, so two boundaries
+    with the same ``key`` have the same futures (the filter is deterministic)."""
+
+    point: PathPoint
+    defined: int  # how many earlier elements exist (at most k)
+    key: tuple
+
+
+@dataclass
+class SymStep:
+    """One path of one big step from a boundary: ``kind`` "step" (the filter met the
+    element ``w0``) or "end" (the input ended there); its condition and outputs are over
+    ``w0..wk``. ``next`` is the boundary after a step (None if the filter returned)."""
+
+    kind: str
+    cond: z3.BoolRef
+    outputs: tuple[z3.ExprRef, ...]
+    next: Boundary | None = None
+
+
+class StepExplorer:
+    """Every path of a big step from a boundary, symbolically (Sigma*'s big-step
+    transitions between input-reading states): the path strategy explores the
+    filter's code with the next element ``w0`` symbolic; this class performs the
+    stream operations, as ``FilterRunner`` does on a concrete input."""
+
+    def __init__(self, program: Program, function: str, element: Element, lookback: int,
+                 options: BigStepOptions | None = None) -> None:
+        if function not in program.procedures:
+            raise TracelearnError(f"no definition of the filter function '{function}'")
+        self.element = element
+        self.k = lookback
+        self.opt = options or BigStepOptions()
+        self.sem = SymbolicSemantics(program, SemanticsOptions(), PathTarget())
+        self.explorer = PathExplorer(self.sem, PathOptions(eager=True, max_statements=self.opt.max_statements,
+                                                           library_bound=self.opt.library_bound))
+        self.function = function
+        self.defs = Definitions()
+        self.root: PathPoint | None = None
+        self.paths = 0
+
+    # ------------------------------------------------------------------ entry
+
+    def initial(self) -> tuple[tuple[int, ...], Boundary | None]:
+        """The outputs before the first read (constants) and the first boundary (None:
+        the filter returned without reading)."""
+        self.root = self.explorer.start(self.function)
+        outs: list[z3.ExprRef] = []
+        point = self.root
+        while True:
+            ends = [e for e in self.explorer.explore(point, _is_stream_op) if e.status != "infeasible"]
+            self._no_surprise(ends)
+            if len(ends) != 1:
+                raise FilterError("the filter branches before it reads its input", self.sem.cur_loc)
+            end = ends[0]
+            if end.status == "exit":
+                return tuple(_const(o) for o in outs), None
+            assert end.point is not None
+            call = _stmt(end.point)
+            if call.callee != "tl_out":
+                break
+            outs.append(self._expand(self.explorer.call_args(end.point)[0].term, end.point))
+            point = self.explorer.returned(end.point, None)
+        return tuple(_const(o) for o in outs), self.boundary(end.point, 0)
+
+    # ------------------------------------------------------------------ steps
+
+    def steps(self, b: Boundary) -> list[SymStep]:
+        """Every feasible path of the big step from ``b``: the input goes on (an element
+        ``w0``) or ends there."""
+        self.defs.forget()
+        out: list[SymStep] = []
+        base = b.point.node
+        el = self.element
+        w0 = z3.SignExt(OUT_BITS - el.bits, el.window(0))
+        call = _stmt(b.point)
+        # the input ends here: a read stops the filter; tl_eof() says so and it goes on
+        if call.callee == "tl_eof":
+            self._walk(self.explorer.returned(b.point, SVal(z3.BitVecVal(1, OUT_BITS))), base, (), "end",
+                       True, b, out)
+        else:
+            out.append(SymStep("end", z3.BoolVal(True), ()))
+        # an element w0
+        if call.callee == "tl_eof":
+            nxt, consumed = self.explorer.returned(b.point, SVal(z3.BitVecVal(0, OUT_BITS))), False
+        else:
+            self._peek_offset(b.point)
+            nxt, consumed = self.explorer.returned(b.point, SVal(w0)), call.callee == "tl_in"
+        self._walk(nxt, base, (), "step", consumed, b, out)
+        return out
+
+    def _walk(self, point: PathPoint, base, outs: tuple, kind: str, consumed: bool, b: Boundary,
+              out: list[SymStep]) -> None:
+        """Depth first over the stream operations of one big step."""
+        el = self.element
+        w0 = z3.SignExt(OUT_BITS - el.bits, el.window(0))
+        for end in list(self.explorer.explore(point, _is_stream_op)):
+            self._no_surprise([end])
+            if end.status == "infeasible":
+                continue
+            self.paths += 1
+            assert end.point is not None or end.status == "exit"
+            if end.status == "exit":
+                out.append(SymStep(kind, self._cond(end.point, base), outs))
+                continue
+            p = end.point
+            call = _stmt(p)
+            name = call.callee
+            if name == "tl_out":
+                t = self._expand(self.explorer.call_args(p)[0].term, p)
+                self._walk(self.explorer.returned(p, None), base, outs + (t,), kind, consumed, b, out)
+                continue
+            if kind == "end":
+                if name == "tl_eof":
+                    self._walk(self.explorer.returned(p, SVal(z3.BitVecVal(1, OUT_BITS))), base, outs, kind,
+                               consumed, b, out)
+                else:  # a read at the end stops the filter
+                    out.append(SymStep(kind, self._cond(p, base), outs))
+                continue
+            if consumed:  # the filter meets the next element: the step ends here
+                cond = self._cond(p, base)
+                out.append(SymStep(kind, cond, outs, self.boundary(p, min(b.defined + 1, self.k))))
+                continue
+            if name == "tl_eof":
+                nxt = self.explorer.returned(p, SVal(z3.BitVecVal(0, OUT_BITS)))
+            else:
+                self._peek_offset(p)
+                nxt = self.explorer.returned(p, SVal(w0))
+            self._walk(nxt, base, outs, kind, name == "tl_in", b, out)
+
+    # ------------------------------------------------------------------ boundaries
+
+    def boundary(self, p: PathPoint, defined: int) -> Boundary:
+        """``p`` read back over the inputs, the window shifted by one (the element met
+        becomes ``w1``), dead frames dropped; its point starts from the root frame."""
+        el = self.element
+        st = p.state.copy()
+        live = {c.frame.fid: depth for depth, c in enumerate(p.stack)}
+        live_objects = {oid for c in p.stack for oid in c.frame.objects.values()}
+        shift = [(el.window(j), el.window(j + 1)) for j in range(self.k + 1)]
+
+        def reread(t: z3.ExprRef) -> z3.ExprRef:
+            t = z3.substitute(self._expand(t, p), *shift)
+            for name in _names(t):
+                if name.startswith("w") and name[1:].isdigit() and int(name[1:]) > self.k:
+                    raise LookbackExceeded(f"the state holds the element {name[1:]} back")
+            return simp(t)
+
+        regs: dict[str, SVal] = {}
+        key_regs = []
+        for key, v in st.regs.items():
+            fid, _, name = key.partition(":") if not key.startswith("@") else ("@", "", key)
+            if fid != "@" and int(fid) not in live:
+                continue
+            term = reread(v.term)
+            regs[key] = SVal(term, v.pts)
+            key_regs.append((name if fid == "@" else f"{live[int(fid)]}:{name}", term.sexpr()))
+        mem = {}
+        key_mem = []
+        for oid, contents in st.mem.items():
+            if self.sem.objects[oid].kind == "local" and oid not in live_objects:
+                continue  # a returned call's locals
+            term = reread(contents)
+            mem[oid] = term
+            key_mem.append((oid, term.sexpr()))
+        st.regs, st.mem = regs, mem
+        stack = [replace(c) for c in p.stack]
+        cursors = tuple((c.frame.proc.name, c.block, c.index) for c in stack)
+        assert self.root is not None
+        point = PathPoint(st, stack, self.root.node, (), (), 0, p.allocs, p.user_site, stopped=True)
+        key = (cursors, tuple(sorted(key_regs)), tuple(sorted(key_mem)), defined)
+        return Boundary(point, defined, key)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _expand(self, t: z3.ExprRef, p: PathPoint) -> z3.ExprRef:
+        return S.fold_sign_ext(self.defs.expand(t, p.node))
+
+    def _cond(self, p: PathPoint | None, base) -> z3.BoolRef:
+        """The path condition below ``base``, over the window."""
+        node = p.node if p is not None else self.sem.target.node
+        cs: list[z3.BoolRef] = []
+        n = node
+        while n is not None and n is not base:
+            cs.extend(n.constraints)
+            n = n.parent
+        defs = self.defs.of(node)
+        out = [simp(z3.substitute(c, *defs) if defs else c) for c in cs]
+        return S.fold_sign_ext(simp(z3.And(*[c for c in out if not z3.is_true(c)]))) if out else z3.BoolVal(True)
+
+    def _peek_offset(self, p: PathPoint) -> None:
+        call = _stmt(p)
+        if call.callee == "tl_peek":
+            k = self._expand(self.explorer.call_args(p)[0].term, p)
+            if not z3.is_bv_value(k) or k.as_signed_long() != 0:
+                raise FilterError(f"tl_peek({k}): only tl_peek(0) is supported (no lookahead)", call.loc)
+
+    def _no_surprise(self, ends: list[PathEnd]) -> None:
+        for e in ends:
+            if e.status == "limit":
+                raise FilterError(
+                    f"the filter ran {self.opt.max_statements} statements without reading its input "
+                    f"(an input-free infinite loop is outside the class)", self.sem.cur_loc)
+            if e.status == "unknown":
+                raise TimeoutError(f"the solver could not decide a path: {e.reason}")
+
+
+def _const(t: z3.ExprRef) -> int:
+    if not z3.is_bv_value(t):
+        raise FilterError(f"an output before the first read is not a constant: {t}", None)
+    return t.as_signed_long()
+
+
+def _names(t: z3.ExprRef) -> set[str]:
+    out: set[str] = set()
+    seen: set[int] = set()
+    todo = [t]
+    while todo:
+        e = todo.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.add(e.decl().name())
+        else:
+            todo.extend(e.children())
+    return out
