@@ -229,9 +229,11 @@ def _text(e: z3.ExprRef) -> str:  # noqa: C901
             if z3.is_app_of(a, op):
                 return f"{_atom(a.arg(0))} {neg} {_atom(a.arg(1))}"
         return f"!({_text(a)})"
-    if k == z3.Z3_OP_BADD and len(ch) == 2 and z3.is_app_of(ch[0], z3.Z3_OP_BMUL) \
-            and z3.is_bv_value(ch[0].arg(0)) and _signed(ch[0].arg(0).as_long(), ch[0].size()) == -1:
-        return f"{_atom(ch[1])} - {_atom(ch[0].arg(1))}"
+    if k == z3.Z3_OP_BADD and len(ch) == 2:
+        for a, b in ((ch[0], ch[1]), (ch[1], ch[0])):
+            if z3.is_app_of(b, z3.Z3_OP_BMUL) and b.num_args() == 2 and z3.is_bv_value(b.arg(0)) \
+                    and _signed(b.arg(0).as_long(), b.size()) == -1:
+                return f"{_atom(a)} - {_atom(b.arg(1))}"
     if k == z3.Z3_OP_BMUL and len(ch) == 2 and z3.is_bv_value(ch[0]) and _signed(ch[0].as_long(), ch[0].size()) == -1:
         return f"-{_atom(ch[1])}"
     if k in _BIN:

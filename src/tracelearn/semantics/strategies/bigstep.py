@@ -324,7 +324,8 @@ class Definitions:
 
     def expand(self, t: z3.ExprRef, node) -> z3.ExprRef:
         defs = self.of(node)
-        return simp(z3.substitute(t, *defs) if defs else t)
+        # fold first: simplifying a sign extension written as a concat splits x == c in two
+        return simp(S.fold_sign_ext(z3.substitute(t, *defs) if defs else t))
 
 
 def _ssa(t: z3.ExprRef) -> bool:

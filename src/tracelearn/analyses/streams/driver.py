@@ -1,0 +1,147 @@
+"""``learn-filter``: Sigma*'s loop (Alg. 3). Close the symbolic table, conjecture a
+transducer, ask the equivalence oracle; a separating input refines the table (after
+its replay shows the program and the conjecture really differ on it), a proof ends
+the loop with ``complete: true``, anything else with ``complete: false`` and why."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ...automata.transducer import Transducer
+from ...ir.program import Program
+from ...learning.symbolic_table import SymbolicTable
+from ...semantics.strategies.bigstep import (BigStepOptions, Element, FilterRunner, LookbackExceeded,
+                                             StepExplorer)
+from .equivalence import EquivalenceChecker, EquivalenceResult
+from .teacher import FilterTeacher
+
+MAX_LOOKBACK = 8
+
+
+@dataclass
+class LearnOptions:
+    function: str
+    element: Element = field(default_factory=Element)
+    lookback: int | None = None  # None: what the runs show, up to MAX_LOOKBACK
+    max_rounds: int = 50  # conjectures
+    max_boundaries: int = 5000  # boundaries the equivalence oracle explores
+    max_depth: int | None = None  # None: unbounded (a proof); N: every input of up to N elements
+    timeout: float = 300.0
+    max_statements: int = 1_000_000  # per big step: an input-free loop ends here
+
+
+@dataclass
+class Refinement:
+    """A separating input the oracle found, replayed: the program's and the
+    conjecture's outputs on it."""
+
+    input: list[int]
+    program: list[int]
+    conjecture: list[int] | None
+    conjecture_states: int
+
+    def to_json(self) -> dict:
+        return {"input": self.input, "program_output": self.program, "conjecture_output": self.conjecture,
+                "conjecture_states": self.conjecture_states}
+
+
+@dataclass
+class LearnResult:
+    options: LearnOptions
+    complete: bool = False
+    transducer: Transducer | None = None
+    reason: str = ""
+    refinements: list[Refinement] = field(default_factory=list)
+    equivalence: list[EquivalenceResult] = field(default_factory=list)
+    lookback: int = 0
+    time: float = 0.0
+    teacher: FilterTeacher | None = None
+    table: SymbolicTable | None = None
+
+    def stats(self) -> dict:
+        t = self.teacher.stats if self.teacher is not None else None
+        tab = self.table.stats if self.table is not None else None
+        eqs = self.equivalence
+        return {
+            "membership_queries": t.membership if t else 0,
+            "runs": t.runs if t else 0,
+            "solver_calls": (t.solver_calls if t else 0) + sum(e.solver_calls for e in eqs),
+            "solver_calls_learning": t.solver_calls if t else 0,
+            "solver_calls_equivalence": sum(e.solver_calls for e in eqs),
+            "equivalence_queries": len(eqs),
+            "conjecture_refinements": len(self.refinements),
+            "boundaries_explored": sum(e.boundaries for e in eqs),
+            "symbolic_steps": sum(e.steps for e in eqs),
+            "table_rows": tab.rows if tab else 0,
+            "table_columns": tab.columns if tab else 0,
+            "time": round(self.time, 4),
+        }
+
+
+def learn(program: Program, opts: LearnOptions, progress: Callable[[str], None] | None = None,
+          result: LearnResult | None = None) -> LearnResult:
+    """Learn ``opts.function`` of ``program``; ``result`` (if given) is filled in as it
+    goes, so a caller stopped from outside keeps the last conjecture."""
+    t0 = time.perf_counter()
+    deadline = t0 + opts.timeout
+    res = result if result is not None else LearnResult(opts)
+    bounds = BigStepOptions(max_statements=opts.max_statements)
+    max_k = opts.lookback if opts.lookback is not None else MAX_LOOKBACK
+    teacher = FilterTeacher(FilterRunner(program, opts.function, opts.element, bounds), max_k,
+                            lookback_given=opts.lookback is not None)
+    table = SymbolicTable(teacher, opts.element.bits)
+    res.teacher, res.table = teacher, table
+    k = opts.lookback if opts.lookback is not None else 0
+    try:
+        for rnd in range(1, opts.max_rounds + 1):
+            if progress:
+                progress(f"conjecture {rnd}: filling the table ({teacher.stats.runs} runs)")
+            table.close()
+            table.initial_output = teacher.initial_output or ()
+            conj = table.conjecture()
+            res.transducer = conj
+            overlap = conj.overlapping()
+            if overlap is not None:
+                res.reason = (f"the conjecture is not deterministic (guards {overlap[0].guard} and "
+                              f"{overlap[1].guard} overlap): two paths of the filter read the same window "
+                              f"differently")
+                return res
+            if progress:
+                progress(f"conjecture {rnd}: {conj.states} states; checking equivalence")
+            while True:
+                k = max(k, conj.lookback, 1)
+                checker = EquivalenceChecker(StepExplorer(program, opts.function, opts.element, k, bounds),
+                                             opts.max_boundaries, opts.max_depth, deadline)
+                try:
+                    eq = checker.check(conj)
+                    break
+                except LookbackExceeded as e:
+                    if k >= max_k:
+                        eq = EquivalenceResult("unknown", reason=f"{e}: beyond the lookback bound {max_k}")
+                        break
+                    k += 1
+            res.equivalence.append(eq)
+            res.lookback = k
+            if eq.status == "equivalent":
+                res.complete = True
+                res.reason = (f"proved equivalent: {eq.boundaries} boundaries of the filter explored "
+                              f"with every step agreeing")
+                return res
+            if eq.status == "unknown":
+                res.reason = eq.reason
+                return res
+            assert eq.witness is not None
+            run, obs = teacher.run(eq.witness)
+            mine = conj.run(eq.witness)
+            res.refinements.append(Refinement(eq.witness, run.outputs, mine, conj.states))
+            if mine == run.outputs:
+                res.reason = (f"the oracle's separating input {eq.witness} gives the same outputs in a run: "
+                              "the two engines disagree (please report)")
+                return res
+            table.refine(obs)
+        res.reason = f"no equivalent conjecture after {opts.max_rounds} rounds"
+        return res
+    finally:
+        res.time = time.perf_counter() - t0

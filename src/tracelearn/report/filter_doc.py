@@ -1,0 +1,60 @@
+"""The JSON document of `tracelearn learn-filter`, and its text summary."""
+
+from __future__ import annotations
+
+from ..analyses.streams.driver import LearnResult
+from .check_doc import SCHEMA_VERSION
+
+
+def filter_document(r: LearnResult, file: str, data_model: str, options: dict, differential: dict | None) -> dict:
+    t = r.transducer
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "command": "learn-filter",
+        "file": file,
+        "function": options["function"],
+        "data_model": data_model,
+        "element": options["element"],
+        "complete": r.complete,
+        "reason": r.reason,
+        "guarantee": ("the transducer equals the filter on every input (proved)" if r.complete else None),
+        "transducer": t.to_json() if t is not None else None,
+        "lookback": r.lookback,
+        "refinements": [x.to_json() for x in r.refinements],
+        "differential": differential,
+        "options": options,
+        "stats": r.stats(),
+    }
+
+
+def summary_text(doc: dict) -> str:
+    t = doc["transducer"]
+    s = doc["stats"]
+    head = "COMPLETE" if doc["complete"] else "INCOMPLETE"
+    out = [f"learn-filter {doc['file']} --function {doc['function']}: {head}"]
+    out.append(f"  {doc['reason']}")
+    if t is not None:
+        out.append(f"  transducer: {t['states']} states, {len(t['transitions'])} transitions, "
+                   f"lookback {t['lookback']}, {doc['element']} elements"
+                   + (f", initial output {t['initial_output']}" if t["initial_output"] else ""))
+        for m in t["transitions"][:40]:
+            outs = ", ".join(m["outputs"]) or "ε"
+            out.append(f"    q{m['from']} --[{m['guard']}] / {outs}--> q{m['to']}")
+        if len(t["transitions"]) > 40:
+            out.append(f"    ... {len(t['transitions']) - 40} more (see --json or --dot)")
+        for f in t["final"]:
+            if f["outputs"]:
+                out.append(f"    q{f['state']} at the end [{f['guard']}] / {', '.join(f['outputs'])}")
+    for x in doc["refinements"]:
+        out.append(f"  separating input {x['input']}: program {x['program_output']}, "
+                   f"conjecture ({x['conjecture_states']} states) {x['conjecture_output']}")
+    d = doc["differential"]
+    if d is not None:
+        verdict = "all agree" if d["disagreement"] is None else f"DISAGREE on {d['disagreement']['input']}"
+        out.append(f"  checked against the interpreter on {d['inputs']} inputs: {verdict}")
+    out.append(f"  membership queries {s['membership_queries']} ({s['runs']} runs), equivalence queries "
+               f"{s['equivalence_queries']}, conjecture refinements {s['conjecture_refinements']}, "
+               f"boundaries {s['boundaries_explored']}, solver calls {s['solver_calls']}, {s['time']:.1f} s")
+    return "\n".join(out)
+
+

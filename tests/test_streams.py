@@ -1,0 +1,157 @@
+"""learn-filter (Sigma*): big steps, the symbolic table, the equivalence oracle, and
+the learned transducers checked against the filters run in the interpreter (through
+the stream harness, not the big-step strategy the learner used) and under gcc."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+import z3
+
+import tracelearn
+from tracelearn.analyses.streams.driver import LearnOptions, learn
+from tracelearn.analyses.streams.replay import FilterReplay
+from tracelearn.automata.bvterm import Undefined, compile_term
+from tracelearn.cli.main import main
+from tracelearn.frontend.lower import load_program
+from tracelearn.semantics.strategies.bigstep import Element, FilterRunner
+
+STREAMS = Path(__file__).parent / "c" / "streams"
+
+
+def _learn(name: str, function: str, **kw):
+    path = str(STREAMS / name)
+    return learn(load_program(path, entry=function), LearnOptions(function, **kw)), path
+
+
+def _agree(path: str, function: str, t, count: int = 150, seed: int = 1, consts=(0, 1, 34, 38, 60, 62, 10)):
+    """The transducer and the interpreter on random inputs (half from the constants)."""
+    replay = FilterReplay(path, function, t.bits)
+    rng = random.Random(seed)
+    inputs = [[]] + [[rng.choice(consts) if rng.random() < 0.5 else rng.randint(-128, 127)
+                      for _ in range(rng.randint(1, 12))] for _ in range(count)]
+    try:
+        for v in inputs:
+            assert t.run(v) == replay.interpret(v), v
+        return replay, inputs
+    except BaseException:
+        replay.close()
+        raise
+
+
+def test_running_example_fig2():
+    """Fig. 2/3: the first conjecture (one state copying its input) is refuted by a
+    three-element input, replayed; the second has the paper's three states. Sigma*
+    then proves it with predicates over i; here the counter i keeps the filter's
+    states apart (and, with 32-bit wrapping, the filter really does change after 2^31
+    elements), so the oracle answers for inputs up to the depth bound only."""
+    r, path = _learn("fig2.c", "fig2", max_depth=10)
+    assert len(r.refinements) == 1
+    ref = r.refinements[0]
+    assert ref.conjecture_states == 1 and len(ref.input) == 3
+    assert ref.program != ref.conjecture
+    t = r.transducer
+    assert (t.states, len(t.moves)) == (3, 4)
+    assert not r.complete and "10 elements" in r.reason
+    assert t.overlapping() is None  # deterministic
+    replay, _ = _agree(path, "fig2", t)
+    try:
+        assert replay.interpret(ref.input) == ref.program  # the witness, replayed in the interpreter
+    finally:
+        replay.close()
+
+
+def test_html_escape_is_learned_complete_and_agrees_with_interpreter_and_gcc():
+    r, path = _learn("escape.c", "html_escape")
+    assert r.complete, r.reason
+    t = r.transducer
+    assert t.states == 1 and len(t.moves) == 8  # & " < > \r \n \t, everything else
+    assert t.run([ord("<"), ord("a"), ord("&")]) == [ord(c) for c in "&lt;a&amp;"]
+    replay, inputs = _agree(path, "html_escape", t)
+    try:
+        if shutil.which("gcc"):
+            assert replay.gcc(inputs[:40]) == [t.run(v) for v in inputs[:40]]
+    finally:
+        replay.close()
+
+
+def test_output_at_the_end_of_input():
+    r, path = _learn("delay.c", "delay")
+    assert r.complete, r.reason
+    t = r.transducer
+    assert t.states == 2 and t.run([]) == [-1] and t.run([5, 6, 7]) == [5, 6, 7, -1]
+    _agree(path, "delay", t)[0].close()
+
+
+def test_difference_coder_has_lookback_one():
+    r, path = _learn("diff.c", "diff_encode")
+    assert r.complete and r.transducer.lookback == 1
+    assert r.transducer.run([3, 5, 4]) == [3, 2, -1]
+    _agree(path, "diff_encode", r.transducer)[0].close()
+
+
+def test_a_wrong_conjecture_is_separated_by_a_replayable_input():
+    """The oracle refutes a conjecture that is wrong on one guard only."""
+    from tracelearn.analyses.streams.equivalence import EquivalenceChecker
+    from tracelearn.automata.transducer import Move, Transducer
+    from tracelearn.semantics.strategies.bigstep import StepExplorer
+    path = str(STREAMS / "escape.c")
+    prog = load_program(path, entry="html_escape")
+    good, _ = _learn("escape.c", "html_escape")
+    t = good.transducer
+    lt = ord("<")
+    wrong = [Move(m.src, m.guard, m.outputs[:-1], m.dst) if compile_term(m.guard)({"w0": lt}) else m
+             for m in t.moves]
+    bad = Transducer(t.bits, t.states, t.initial, wrong, t.finals, t.initial_output)
+    res = EquivalenceChecker(StepExplorer(prog, "html_escape", Element(8), 1)).check(bad)
+    assert res.status == "separated" and res.witness == [lt]
+    assert FilterRunner(prog, "html_escape", Element(8)).run(res.witness).outputs != bad.run(res.witness)
+
+
+@pytest.mark.parametrize("function, message", [
+    ("spin", "input-free infinite loop"),
+    ("lookahead", "tl_peek(1)"),
+    ("nosuch", "no definition"),
+])
+def test_filters_outside_the_class_get_one_clear_error(capsys, function, message):
+    code = main(["learn-filter", str(STREAMS / "diff.c"), "--function", function, "--quiet"])
+    err = capsys.readouterr().err
+    assert code != 0 and message in err and "Traceback" not in err
+    if function != "nosuch":
+        assert "diff.c:" in err  # file:line:col
+
+
+def test_cli_json_and_api_agree(capsys, tmp_path):
+    dot = tmp_path / "t.dot"
+    code = main(["learn-filter", str(STREAMS / "diff.c"), "--function", "diff_encode", "--json", "--quiet",
+                 "--check", "20", "--dot", str(dot)])
+    import json
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["complete"] and doc["transducer"]["states"] == 2
+    assert doc["differential"]["disagreement"] is None
+    assert "digraph" in dot.read_text()
+    api = tracelearn.learn_filter(str(STREAMS / "diff.c"), function="diff_encode", check=20)
+    assert api["transducer"]["transitions"] == doc["transducer"]["transitions"]
+
+
+def test_compiled_terms_match_z3():
+    x, y = z3.BitVec("w0", 8), z3.BitVec("w1", 8)
+    X, Y = z3.SignExt(24, x), z3.SignExt(24, y)
+    terms = [X - Y, X * Y + 7, z3.UDiv(X, Y), X / Y, z3.SRem(X, Y), z3.URem(X, Y), X >> 3, z3.LShR(X, 2),
+             X << 5, X & Y | 3, ~X ^ Y, z3.If(X < Y, X, -Y), z3.Extract(7, 4, X), z3.Concat(x, y),
+             z3.ZeroExt(8, x) + 1]
+    preds = [X < Y, z3.ULT(X, Y), z3.And(X == 5, Y != 3), z3.Or(X >= Y, z3.Not(X <= 0))]
+    rng = random.Random(3)
+    for _ in range(200):
+        a, b = rng.randint(0, 255), rng.randint(0, 255)
+        env = {"w0": a, "w1": b}
+        sub = [(x, z3.BitVecVal(a, 8)), (y, z3.BitVecVal(b, 8))]
+        for t in terms:
+            assert compile_term(t)(env) == z3.simplify(z3.substitute(t, *sub)).as_long(), (t, a, b)
+        for p in preds:
+            assert compile_term(p)(env) == z3.is_true(z3.simplify(z3.substitute(p, *sub))), (p, a, b)
+    with pytest.raises(Undefined):
+        compile_term(X + Y)({"w0": 1, "w1": None})
