@@ -117,6 +117,9 @@ def learn(program: Program, opts: LearnOptions, progress: Callable[[str], None] 
                 try:
                     eq = checker.check(conj)
                     break
+                except TimeoutError as e:
+                    eq = EquivalenceResult("unknown", reason=str(e))
+                    break
                 except LookbackExceeded as e:
                     if k >= max_k:
                         eq = EquivalenceResult("unknown", reason=f"{e}: beyond the lookback bound {max_k}")

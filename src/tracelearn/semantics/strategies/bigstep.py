@@ -29,6 +29,8 @@ from dataclasses import dataclass, field, replace
 import z3
 
 from ...errors import TracelearnError, UnsupportedError
+from ...ir.analysis import live_locals
+from ...ir.expr import Reg
 from ...ir.program import Call, Program, SourceLoc
 from ...ir.types import IntType
 from .. import symexpr as S
@@ -419,6 +421,7 @@ class StepExplorer:
         self.defs = Definitions()
         self.root: PathPoint | None = None
         self.paths = 0
+        self._liveness: dict[str, dict[tuple[int, int], frozenset[str]]] = {}
 
     # ------------------------------------------------------------------ entry
 
@@ -527,11 +530,21 @@ class StepExplorer:
                     raise LookbackExceeded(f"the state holds the element {name[1:]} back")
             return simp(t)
 
+        # the registers each activation may still read (a dead one holds an old
+        # element, ever older: it would make every boundary new)
+        alive: dict[int, frozenset[str]] = {}
+        for depth, c in enumerate(p.stack):
+            names = self._live(c.frame.proc).get((c.block, c.index), frozenset())
+            if depth + 1 < len(p.stack):
+                pending = p.stack[depth + 1].call
+                if pending is not None and isinstance(pending.lhs, Reg):
+                    names = names - {pending.lhs.name}  # the call's result will overwrite it
+            alive[c.frame.fid] = names
         regs: dict[str, SVal] = {}
         key_regs = []
         for key, v in st.regs.items():
             fid, _, name = key.partition(":") if not key.startswith("@") else ("@", "", key)
-            if fid != "@" and int(fid) not in live:
+            if fid != "@" and (int(fid) not in live or name not in alive[int(fid)]):
                 continue
             term = reread(v.term)
             regs[key] = SVal(term, v.pts)
@@ -556,6 +569,11 @@ class StepExplorer:
 
     def _expand(self, t: z3.ExprRef, p: PathPoint) -> z3.ExprRef:
         return S.fold_sign_ext(self.defs.expand(t, p.node))
+
+    def _live(self, proc) -> dict[tuple[int, int], frozenset[str]]:
+        if proc.name not in self._liveness:
+            self._liveness[proc.name] = live_locals(proc)
+        return self._liveness[proc.name]
 
     def _cond(self, p: PathPoint | None, base) -> z3.BoolRef:
         """The path condition below ``base``, over the window."""
