@@ -64,6 +64,17 @@ def test_running_example_fig2():
         replay.close()
 
 
+def test_sigma_star_columns_learn_the_same_transducer_with_more_runs():
+    a, path = _learn("fig2.c", "fig2", max_depth=6, columns="paper")
+    b, _ = _learn("fig2.c", "fig2", max_depth=6)
+    assert (a.transducer.states, len(a.transducer.moves)) == (b.transducer.states, len(b.transducer.moves))
+    assert a.stats()["runs"] > b.stats()["runs"]
+    rng = random.Random(0)
+    for _ in range(100):
+        v = [rng.randint(-128, 127) for _ in range(rng.randint(0, 9))]
+        assert a.transducer.run(v) == b.transducer.run(v)
+
+
 def test_html_escape_is_learned_complete_and_agrees_with_interpreter_and_gcc():
     r, path = _learn("escape.c", "html_escape")
     assert r.complete, r.reason

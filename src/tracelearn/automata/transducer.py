@@ -86,9 +86,19 @@ class Transducer:
     def run(self, values: list[int]) -> list[int] | None:
         """The output on ``values``, or None when no transition is enabled (the input is
         outside the transducer's domain)."""
+        steps = self.trace(values)
+        if steps is None:
+            return None
+        out = list(self.initial_output)
+        for s in steps[:-1]:
+            out.extend(s)
+        return out + steps[-1]
+
+    def trace(self, values: list[int]) -> list[list[int]] | None:
+        """The outputs of each transition on ``values``, then those of the final move."""
         c = self._compile()
         k = max(self.lookback, 0)
-        out = list(self.initial_output)
+        steps: list[list[int]] = []
         q = self.initial
         mask = (1 << self.bits) - 1
         for i in range(len(values)):
@@ -96,7 +106,7 @@ class Transducer:
             for g, outs, dst in c["moves"].get(q, []):
                 try:
                     if g(env):
-                        out.extend(_signed(o(env), OUT_BITS) for o in outs)
+                        steps.append([_signed(o(env), OUT_BITS) for o in outs])
                         q = dst
                         break
                 except Undefined:
@@ -108,11 +118,10 @@ class Transducer:
         for g, outs in c["finals"].get(q, []):
             try:
                 if g(env):
-                    out.extend(_signed(o(env), OUT_BITS) for o in outs)
-                    break
+                    return steps + [[_signed(o(env), OUT_BITS) for o in outs]]
             except Undefined:
                 continue
-        return out
+        return steps + [[]]
 
     # ------------------------------------------------------------------ checks
 

@@ -74,6 +74,7 @@ class TableStats:
     rows: int = 0
     columns: int = 0
     entries: int = 0
+    from_runs: int = 0  # entries read off a run made for another entry
     conjecture_refinements: int = 0
 
 
@@ -87,7 +88,11 @@ class SymbolicTable:
     trans: dict[Word, list[tuple[Letter, Observation]]] = field(default_factory=dict)
     finals: dict[Word, list[tuple[Letter, Observation]]] = field(default_factory=dict)
     initial_output: tuple[int, ...] = ()
+    # Sigma* starts E with the guards found from the initial state; False: E grows from
+    # counterexamples only (the equivalence oracle is exact, so fewer runs)
+    initial_columns: bool = True
     stats: TableStats = field(default_factory=TableStats)
+    _runs: dict[Word, Observation] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ Alg. 2
 
@@ -99,11 +104,12 @@ class SymbolicTable:
                 obs = self.teacher.extend(r, [a for a, _ in found], final)
                 if obs is None:
                     break
+                self._index(obs)
                 a = obs.letters[len(r)]
                 if any(a == b for b, _ in found):
                     raise RuntimeError(f"the guard {a.key} was found twice: the teacher is inconsistent")
                 found.append((a, obs))
-                if (a,) not in self.E:
+                if self.initial_columns and (a,) not in self.E:
                     self.E.append((a,))
             (self.finals if final else self.trans)[r] = found
 
@@ -116,10 +122,22 @@ class SymbolicTable:
 
     # ------------------------------------------------------------------ Alg. 1
 
+    def _index(self, obs: Observation) -> None:
+        """Every prefix of a run's letters names that run: a word is one path of the
+        (deterministic) filter, so one run answers every entry along it."""
+        for i in range(1, len(obs.letters) + 1):
+            self._runs.setdefault(obs.letters[:i], obs)
+
     def entry(self, u: Word, e: Word) -> tuple[str, ...] | str:
         key = (u, e)
         if key not in self.T:
-            obs = self.teacher.execute(u + e)
+            obs = self._runs.get(u + e)
+            if obs is not None:
+                self.stats.from_runs += 1
+            else:
+                obs = self.teacher.execute(u + e)
+                if obs is not None:
+                    self._index(obs)
             if obs is None:
                 self.T[key] = EMPTY
             else:
@@ -169,6 +187,7 @@ class SymbolicTable:
 
     def refine(self, obs: Observation) -> None:
         """Add the suffixes of a counterexample's letters after its longest prefix in S."""
+        self._index(obs)
         letters = obs.letters
         S = set(self.S)
         k = max(i for i in range(len(letters)) if letters[:i] in S)

@@ -30,6 +30,10 @@ class LearnOptions:
     max_depth: int | None = None  # None: unbounded (a proof); N: every input of up to N elements
     timeout: float = 300.0
     max_statements: int = 1_000_000  # per big step: an input-free loop ends here
+    # "paper": the table's columns start with every guard Alg. 2 finds (Sigma*);
+    # "counterexamples": columns come from separating inputs only (fewer runs: the
+    # oracle is exact and cheap, so a missing column costs one more round)
+    columns: str = "counterexamples"
 
 
 @dataclass
@@ -91,7 +95,7 @@ def learn(program: Program, opts: LearnOptions, progress: Callable[[str], None] 
     max_k = opts.lookback if opts.lookback is not None else MAX_LOOKBACK
     teacher = FilterTeacher(FilterRunner(program, opts.function, opts.element, bounds), max_k,
                             lookback_given=opts.lookback is not None)
-    table = SymbolicTable(teacher, opts.element.bits)
+    table = SymbolicTable(teacher, opts.element.bits, initial_columns=opts.columns == "paper")
     res.teacher, res.table = teacher, table
     k = opts.lookback if opts.lookback is not None else 0
     try:

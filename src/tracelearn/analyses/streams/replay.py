@@ -77,11 +77,17 @@ class FilterReplay:
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             raise RuntimeError(f"gcc could not compile the filter: {p.stderr.strip()[:2000]}")
-        outs = []
-        for v in inputs:
-            data = "\n".join(str(x) for x in harness_inputs(v)) + "\n"
-            p = subprocess.run([str(exe)], input=data, capture_output=True, text=True, timeout=30)
-            outs.append([int(x) for x in p.stdout.split()])
+        data = "".join(" ".join(str(x) for x in harness_inputs(v)) + "\n" for v in inputs)
+        p = subprocess.run([str(exe)], input=data, capture_output=True, text=True, timeout=60 + len(inputs) // 50)
+        outs: list[list[int]] = [[]]
+        for tok in p.stdout.split():
+            if tok == "#":
+                outs.append([])
+            else:
+                outs[-1].append(int(tok))
+        outs.pop()
+        if len(outs) != len(inputs):
+            raise RuntimeError(f"the filter compiled by gcc answered {len(outs)} of {len(inputs)} inputs")
         return outs
 
     def close(self) -> None:
