@@ -166,3 +166,41 @@ def test_compiled_terms_match_z3():
             assert compile_term(p)(env) == z3.is_true(z3.simplify(z3.substitute(p, *sub))), (p, a, b)
     with pytest.raises(Undefined):
         compile_term(X + Y)({"w0": 1, "w1": None})
+
+
+def test_difference_decoder_inverts_the_encoder_and_sum_filter_commutes_with_it():
+    """The paper's introduction: a difference filter and a sum filter commute; and a
+    decoder inverts the encoder. The compositions are learned as C pipelines (the
+    encoder's transducer feeding the decoder's code) and proved."""
+    from tracelearn.api.streams import filter_property
+    path = str(STREAMS / "diff.c")
+    inv = filter_property("inverse", path, function="diff_encode", with_function="diff_decode")
+    assert inv["holds"] is True and all(m["complete"] for m in inv["models"])
+    com = filter_property("commute", path, function="diff_encode", with_function="sum_pairs")
+    assert com["holds"] is True
+    no = filter_property("inverse", path, function="diff_encode", with_function="sum_pairs")
+    assert no["holds"] is False and no["witness"]["replay"] == "confirmed"
+    assert len(no["witness"]["input"]) == 3  # shortest: two elements still come back unchanged
+
+
+def test_html_escape_is_not_idempotent_and_the_witness_replays(capsys):
+    code = main(["filters", "idempotent", str(STREAMS / "escape.c"), "--function", "html_escape", "--json",
+                 "--quiet"])
+    import json
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["holds"] is False
+    w = doc["witness"]
+    assert len(w["input"]) == 1 and w["replay"] == "confirmed"
+    assert w["left"]["output"] != w["right"]["output"]
+
+
+def test_equivalent_filters_and_bad_property_options(capsys):
+    from tracelearn.api.streams import filter_property
+    from tracelearn.errors import OptionError
+    path = str(STREAMS / "diff.c")
+    same = filter_property("equivalent", path, function="diff_encode", with_function="diff_encode")
+    assert same["holds"] is True
+    with pytest.raises(OptionError):
+        filter_property("commute", path, function="diff_encode")
+    code = main(["filters", "idempotent", path, "--function", "diff_encode", "--with", "sum_pairs", "--quiet"])
+    assert code != 0 and "no --with" in capsys.readouterr().err

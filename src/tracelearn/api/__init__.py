@@ -13,7 +13,7 @@ from .batch import batch
 from .check import check
 from .explain import diff, explain, merge
 from .pac import pac
-from .streams import learn_filter
+from .streams import filter_property, learn_filter
 from .validate import validate
 
-__all__ = ["check", "explain", "diff", "merge", "batch", "validate", "pac", "learn_filter"]
+__all__ = ["check", "explain", "diff", "merge", "batch", "validate", "pac", "learn_filter", "filter_property"]

@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import ctypes
 import random
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+from ..analyses.streams.cgen import pipeline_source
 from ..analyses.streams.driver import LearnOptions, LearnResult, learn
+from ..analyses.streams.properties import compare, identity
 from ..analyses.streams.replay import FilterReplay
 from ..analyses.streams.teacher import constants_of
 from ..errors import OptionError
 from ..frontend.lower import DEFAULT_CHECKS, load_program
+from ..report.check_doc import SCHEMA_VERSION
 from ..report.filter_doc import filter_document
 from ..semantics.strategies.bigstep import Element
 from .deadline import CommandTimeout, watchdog
@@ -101,3 +106,109 @@ def differential_check(file: str, function: str, el: Element, result: LearnResul
                 "disagreement": bad}
     finally:
         replay.close()
+
+
+PROPERTIES = ("equivalent", "idempotent", "commute", "inverse")
+
+
+def filter_property(prop: str, file: str, *, function: str, with_function: str | None = None,
+                    with_file: str | None = None, element: str = "char", max_depth: int | None = None,
+                    timeout: float = 300.0, progress: Callable[[str], None] | None = None) -> dict:
+    """``tracelearn filters PROP FILE --function F [--with G] [--with-file FILE2] --json``:
+    whether the property holds, from learned transducers (compositions learned as C
+    pipelines), with a shortest witness replayed in the interpreter when it does not."""
+    if prop not in PROPERTIES:
+        raise OptionError(f"unknown property {prop!r} (choose from {', '.join(PROPERTIES)})")
+    two = prop in ("equivalent", "commute", "inverse")
+    if two and not with_function:
+        raise OptionError(f"{prop} compares two filters: give the second with --with G")
+    if not two and (with_function or with_file):
+        raise OptionError(f"{prop} is a property of one filter: no --with")
+    el = Element.named(element)
+    g_file = str(Path(with_file or file).resolve())
+    f_file = str(Path(file).resolve())
+    t0 = time.perf_counter()
+    deadline = t0 + timeout
+    models: list[dict] = []
+    work = tempfile.TemporaryDirectory(prefix="tracelearn-pipeline-")
+
+    def left_time() -> float:
+        return max(1.0, deadline - time.perf_counter())
+
+    def model(path: str, fn: str, label: str):
+        if progress:
+            progress(f"learning {label}")
+        r = learn_filter_file(path, function=fn, element=element, max_depth=max_depth, check=0, timeout=left_time())
+        models.append({"filter": label, "complete": r.doc["complete"], "reason": r.doc["reason"],
+                       "states": r.doc["transducer"]["states"] if r.doc["transducer"] else None,
+                       "stats": r.doc["stats"]})
+        if r.result.transducer is None:
+            raise OptionError(f"{label}: no transducer learned ({r.doc['reason']})")
+        return r.result.transducer
+
+    def pipeline(first, first_label: str, second_file: str, second_fn: str, label: str):
+        src = Path(work.name) / f"pipeline{len(models)}.c"
+        src.write_text(pipeline_source(first, second_file.replace("\\", "\\\\").replace('"', '\\"'),
+                                       second_fn, "__tl_pipeline"))
+        return model(str(src), "__tl_pipeline", label)
+
+    try:
+        f = model(f_file, function, function)
+        if prop == "equivalent":
+            left, right = f, model(g_file, with_function, with_function)
+            sides = ([function], [with_function])
+        elif prop == "idempotent":
+            left, right = pipeline(f, function, f_file, function, f"{function}.{function}"), f
+            sides = ([function, function], [function])
+        elif prop == "commute":
+            g = model(g_file, with_function, with_function)
+            left = pipeline(f, function, g_file, with_function, f"{with_function} after {function}")
+            right = pipeline(g, with_function, f_file, function, f"{function} after {with_function}")
+            sides = ([function, with_function], [with_function, function])
+        else:
+            left, right = pipeline(f, function, g_file, with_function, f"{with_function} after {function}"), \
+                identity(el.bits)
+            sides = ([function, with_function], [])
+        if progress:
+            progress("comparing the transducers")
+        cmp = compare(left, right)
+    finally:
+        work.cleanup()
+    complete = all(m["complete"] for m in models)
+    holds: bool | None
+    witness = None
+    if cmp.status == "different":
+        holds = False
+        files = {function: f_file, with_function: g_file}
+        witness = {"input": cmp.witness,
+                   "left": {"pipeline": sides[0], "output": _run_chain(files, sides[0], cmp.witness, el)},
+                   "right": {"pipeline": sides[1] or ["identity"],
+                             "output": _run_chain(files, sides[1], cmp.witness, el)}}
+        witness["replay"] = "confirmed" if witness["left"]["output"] != witness["right"]["output"] else "not confirmed"
+        if witness["replay"] != "confirmed":
+            holds = None  # the models said no, the programs do not: never a wrong answer
+    elif cmp.status == "equal":
+        holds = True if complete else None
+    else:
+        holds = None
+    reason = cmp.reason
+    if cmp.status == "equal" and not complete:
+        reason = "the learned models agree, but not every model was proved equal to its filter"
+    return {"schema_version": SCHEMA_VERSION, "command": "filters", "property": prop, "file": file,
+            "function": function, "with": with_function, "with_file": with_file, "holds": holds,
+            "reason": reason, "witness": witness, "models": models,
+            "stats": {"state_pairs": cmp.pairs, "solver_calls": cmp.solver_calls,
+                      "time": round(time.perf_counter() - t0, 4)}}
+
+
+def _run_chain(files: dict, chain: list[str], values: list[int], el: Element) -> list[int]:
+    """The filters of ``chain`` run one after the other in the interpreter: the input
+    is of the element type, what a filter passes to the next is C's int (tl_out's)."""
+    cur = list(values)
+    for i, fn in enumerate(chain):
+        r = FilterReplay(files[fn], fn, el.bits if i == 0 else 32)
+        try:
+            cur = r.interpret(cur)
+        finally:
+            r.close()
+    return cur

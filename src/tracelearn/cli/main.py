@@ -7,7 +7,7 @@ import sys
 
 from .. import __version__
 from ..errors import TracelearnError
-from . import batch_cmd, check_cmd, demo_cmd, explain_cmd, learn_filter_cmd, pac_cmd, replay_cmd, run_cmd, validate_cmd, versions_cmd
+from . import batch_cmd, check_cmd, demo_cmd, explain_cmd, filters_cmd, learn_filter_cmd, pac_cmd, replay_cmd, run_cmd, validate_cmd, versions_cmd
 from .options import Parser
 
 
@@ -16,7 +16,7 @@ def build_parser() -> Parser:
     p.add_argument("--version", action="version", version=f"tracelearn {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
-    for mod in (demo_cmd, explain_cmd, check_cmd, pac_cmd, learn_filter_cmd, run_cmd, replay_cmd, batch_cmd, validate_cmd):
+    for mod in (demo_cmd, explain_cmd, check_cmd, pac_cmd, learn_filter_cmd, filters_cmd, run_cmd, replay_cmd, batch_cmd, validate_cmd):
         mod.add_parser(sub)
     versions_cmd.add_parsers(sub)
     return p

@@ -22,3 +22,20 @@ void lookahead(void) {
         tl_in();
     }
 }
+
+void diff_decode(void) {
+    int sum = 0;
+    while (1) {
+        sum += tl_in();
+        tl_out(sum);
+    }
+}
+
+void sum_pairs(void) {
+    int prev = 0;
+    while (1) {
+        int c = tl_in();
+        tl_out(c + prev);
+        prev = c;
+    }
+}

@@ -3,6 +3,10 @@ inputs (the interpreter and gcc run it), and gcc's prelude for those inputs."""
 
 from __future__ import annotations
 
+import z3
+
+from ...automata.transducer import Transducer
+
 
 def run_harness(filter_file: str, function: str, bits: int) -> str:
     """A C translation unit that runs the filter on a stream read from the inputs:
@@ -65,3 +69,204 @@ int main(void) {
     return 0;
 }
 """
+
+
+_T = {8: "signed char", 16: "short", 32: "int", 64: "long long"}
+_UT = {8: "unsigned char", 16: "unsigned short", 32: "unsigned", 64: "unsigned long long"}
+
+
+def _t(w: int) -> str:
+    if w not in _T:
+        raise ValueError(f"a {w}-bit term has no C type here")
+    return _T[w]
+
+
+def _ut(w: int) -> str:
+    return _UT.get(w, "unsigned")
+
+
+def _odd(e: z3.ExprRef, a: list[str], var: dict[str, str]) -> str:  # noqa: C901
+    """A term of a width with no C type (under 31 bits): an ``int`` holding its value
+    as unsigned (z3's simplifier makes sign tests ``extract(7, 7, x) == 0``)."""
+    k = e.decl().kind()
+    w = e.size()
+    m = (1 << w) - 1
+    ch = e.children()
+    if w > 30:
+        raise ValueError(f"a {w}-bit term has no C type here")
+    if z3.is_bv_value(e):
+        return f"({e.as_long()})"
+    if k == z3.Z3_OP_EXTRACT:
+        hi, lo = e.params()
+        return f"((int)((({_ut(ch[0].size())}){a[0]} >> {lo}) & {m}u))"
+    ops = {z3.Z3_OP_BADD: "+", z3.Z3_OP_BMUL: "*", z3.Z3_OP_BAND: "&", z3.Z3_OP_BOR: "|",
+           z3.Z3_OP_BXOR: "^", z3.Z3_OP_BSUB: "-"}
+    if k in ops and (k != z3.Z3_OP_BMUL or w <= 15):
+        return f"(({f' {ops[k]} '.join(a)}) & {m})"
+    if k == z3.Z3_OP_BNOT:
+        return f"((~{a[0]}) & {m})"
+    if k == z3.Z3_OP_CONCAT:
+        out = a[0]
+        for c, x in zip(ch[1:], a[1:]):
+            out = f"(({out} << {c.size()}) | ((int)(({_ut(c.size())}){x} & {(1 << c.size()) - 1}u)))"
+        return out
+    if k == z3.Z3_OP_ITE:
+        return f"({a[0]} ? {a[1]} : {a[2]})"
+    raise ValueError(f"operator {e.decl().name()} on {w} bits has no C form here")
+
+
+def _sx(x: str, w: int) -> str:
+    return x if w in _T else f"(({x} ^ {1 << (w - 1)}) - {1 << (w - 1)})"
+
+
+def c_expr(e: z3.ExprRef, var: dict[str, str]) -> str:  # noqa: C901 - one case per operator
+    """``e`` as a C expression: a ``w``-bit term has C's signed type of ``w`` bits, a
+    Boolean term is an ``int``; ``var`` names each free variable's C expression.
+    Arithmetic wraps (the engine's default for signed overflow; gcc needs ``-fwrapv``)."""
+    if z3.is_true(e):
+        return "1"
+    if z3.is_false(e):
+        return "0"
+    if z3.is_bv_value(e) and e.size() not in _T:
+        return _odd(e, [], var)
+    if z3.is_bv_value(e):
+        w = e.size()
+        v = e.as_long()
+        v = v - (1 << w) if v >> (w - 1) else v
+        if w == 64:
+            return f"({v}LL)" if v != -(1 << 63) else "(-9223372036854775807LL - 1)"
+        return f"(({_t(w)}){v})" if w != 32 else (f"({v})" if v != -(1 << 31) else "(-2147483647 - 1)")
+    k = e.decl().kind()
+    if z3.is_const(e) and k == z3.Z3_OP_UNINTERPRETED:
+        return f"(({_t(e.size())}){var[e.decl().name()]})"
+    ch = e.children()
+    a = [c_expr(c, var) for c in ch]
+    w = e.size() if z3.is_bv(e) else 0
+    w0 = ch[0].size() if ch and z3.is_bv(ch[0]) else 0
+    if w and w not in _T:
+        return _odd(e, a, var)
+    T = _t(w) if w else ""
+    if k == z3.Z3_OP_AND:
+        return "(" + " && ".join(a) + ")"
+    if k == z3.Z3_OP_OR:
+        return "(" + " || ".join(a) + ")"
+    if k == z3.Z3_OP_NOT:
+        return f"(!{a[0]})"
+    if k == z3.Z3_OP_EQ:
+        return f"({a[0]} == {a[1]})"
+    if k == z3.Z3_OP_ITE:
+        return f"({a[0]} ? {a[1]} : {a[2]})"
+    ops = {z3.Z3_OP_BADD: "+", z3.Z3_OP_BMUL: "*", z3.Z3_OP_BAND: "&", z3.Z3_OP_BOR: "|", z3.Z3_OP_BXOR: "^"}
+    if k in ops:
+        return f"(({T})({f' {ops[k]} '.join(a)}))"
+    if k == z3.Z3_OP_BSUB:
+        return f"(({T})({a[0]} - {a[1]}))"
+    if k == z3.Z3_OP_BNEG:
+        return f"(({T})(-{a[0]}))"
+    if k == z3.Z3_OP_BNOT:
+        return f"(({T})(~{a[0]}))"
+    ops = {z3.Z3_OP_SLEQ: "<=", z3.Z3_OP_SLT: "<", z3.Z3_OP_SGEQ: ">=", z3.Z3_OP_SGT: ">"}
+    if k in ops:
+        return f"({_sx(a[0], w0)} {ops[k]} {_sx(a[1], w0)})"
+    ops = {z3.Z3_OP_ULEQ: "<=", z3.Z3_OP_ULT: "<", z3.Z3_OP_UGEQ: ">=", z3.Z3_OP_UGT: ">"}
+    if k in ops:
+        u = _ut(w0)
+        return f"(({u}){a[0]} {ops[k]} ({u}){a[1]})"
+    if k == z3.Z3_OP_SIGN_EXT:
+        return f"(({T}){_sx(a[0], w0)})"
+    if k == z3.Z3_OP_ZERO_EXT:
+        return f"(({T})({_ut(w0)}){a[0]})"
+    if k == z3.Z3_OP_EXTRACT:
+        hi, lo = e.params()
+        return f"(({T})(({_ut(w0)}){a[0]} >> {lo}))"
+    if k == z3.Z3_OP_BSHL:
+        return f"({a[1]} >= 0 && {a[1]} < {w} ? ({T})(({_UT[w]}){a[0]} << {a[1]}) : ({T})0)"
+    if k == z3.Z3_OP_BLSHR:
+        return f"({a[1]} >= 0 && {a[1]} < {w} ? ({T})(({_UT[w]}){a[0]} >> {a[1]}) : ({T})0)"
+    if k == z3.Z3_OP_BASHR:
+        return f"(({T})({a[0]} >> ({a[1]} >= 0 && {a[1]} < {w} ? {a[1]} : {w - 1})))"
+    if k in (z3.Z3_OP_BUDIV, z3.Z3_OP_BUDIV_I, z3.Z3_OP_BUREM, z3.Z3_OP_BUREM_I):
+        u = _UT[w]
+        op = "/" if k in (z3.Z3_OP_BUDIV, z3.Z3_OP_BUDIV_I) else "%"
+        zero = f"({T})-1" if op == "/" else a[0]
+        return f"({a[1]} ? ({T})(({u}){a[0]} {op} ({u}){a[1]}) : {zero})"
+    if k in (z3.Z3_OP_BSDIV, z3.Z3_OP_BSDIV_I, z3.Z3_OP_BSREM, z3.Z3_OP_BSREM_I):
+        op = "/" if k in (z3.Z3_OP_BSDIV, z3.Z3_OP_BSDIV_I) else "%"
+        zero = f"({a[0]} < 0 ? ({T})1 : ({T})-1)" if op == "/" else a[0]
+        return f"({a[1]} ? ({T})({a[0]} {op} {a[1]}) : {zero})"
+    raise ValueError(f"operator {e.decl().name()} has no C form here")
+
+
+def _vars(t: z3.ExprRef) -> set[int]:
+    out: set[int] = set()
+    todo, seen = [t], set()
+    while todo:
+        e = todo.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.add(int(e.decl().name()[1:]))
+        else:
+            todo.extend(e.children())
+    return out
+
+
+def pipeline_source(first: Transducer, second_file: str, second_function: str, name: str) -> str:
+    """A C filter ``name``: the input goes through ``first`` (a learned transducer, as C),
+    whose outputs are the input of ``second_function`` (C code). The second filter's
+    stream operations are renamed onto a queue that the first refills, one element of
+    the real input at a time; at the end of the input the first's final outputs are
+    queued, and a read of the second past them stops the pipeline."""
+    k = first.lookback
+    var = {f"w{j}": f"__p_w{j}" for j in range(k + 1)}
+    most = max([len(m.outputs) for m in first.moves] + [len(f.outputs) for f in first.finals]
+               + [len(first.initial_output)] + [1])
+    cap = most + 1
+    el = {8: "signed char", 16: "short", 32: "int"}[first.bits]
+    out = ["/* tracelearn: a pipeline (generated) */", "#include <tracelearn.h>",
+           "#define tl_in __p_in", "#define tl_peek __p_peek", "#define tl_eof __p_eof",
+           f'#include "{second_file}"', "#undef tl_in", "#undef tl_peek", "#undef tl_eof", "",
+           "static int " + ", ".join(var.values()) + ";", f"static int __p_q = {first.initial}, __p_def, __p_ended;",
+           f"static int __p_buf[{cap}], __p_head, __p_len;", "",
+           f"static void __p_push(int v) {{ __p_buf[(__p_head + __p_len) % {cap}] = v; __p_len++; }}", "",
+           "static void __p_shift(void) {"]
+    out += [f"    __p_w{j} = __p_w{j - 1};" for j in range(k, 0, -1)]
+    out += [f"    if (__p_def <= {k}) __p_def++;", "}", "", "static void __p_step(int x) {", "    __p_shift();",
+            f"    __p_w0 = ({el})x;"]
+    for q in range(first.states):
+        out.append(f"    if (__p_q == {q}) {{")
+        for m in first.out_of(q):
+            out.append(f"        if ({_enabled(m.guard, m.outputs, var)}) {{")
+            out += [f"            __p_push({c_expr(o, var)});" for o in m.outputs]
+            out += [f"            __p_q = {m.dst};", "            return;", "        }"]
+        out.append("    }")
+    out += ["    __p_ended = 1;  /* no transition: outside the first filter's domain */", "}", "",
+            "static void __p_final(void) {", "    __p_shift();", "    __p_w0 = 0;"]
+    for f in first.finals:
+        out.append(f"    if (__p_q == {f.src} && {_enabled(f.guard, f.outputs, var, final=True)}) {{")
+        out += [f"        __p_push({c_expr(o, var)});" for o in f.outputs]
+        out += ["        return;", "    }"]
+    out += ["}", "", "static int __p_fill(void) {", "    while (__p_len == 0) {", "        if (__p_ended) return 0;",
+            "        if (tl_eof()) { __p_final(); __p_ended = 1; continue; }", "        __p_step(tl_in());", "    }",
+            "    return 1;", "}", "",
+            "int __p_peek(int k) {", "    if (!__p_fill()) tl_in();  /* a read at the end stops the pipeline */",
+            "    return __p_buf[__p_head];", "}", "",
+            "int __p_in(void) {", "    int c = __p_peek(0);",
+            "    __p_buf[__p_head] = 0;  /* forget it: an old element kept would make every state new */",
+            f"    __p_head = (__p_head + 1) % {cap};",
+            "    __p_len--;", "    return c;", "}", "",
+            "int __p_eof(void) { return !__p_fill(); }", "",
+            f"void {name}(void) {{"]
+    out += [f"    __p_push({v});" for v in first.initial_output]
+    out += [f"    {second_function}();", "}", ""]
+    return "\n".join(out)
+
+
+def _enabled(guard: z3.BoolRef, outputs: tuple, var: dict[str, str], final: bool = False) -> str:
+    """C for: the guard holds and every window place it (or an output) reads exists."""
+    used = set().union(_vars(guard), *(_vars(o) for o in outputs))
+    if final and 0 in used:
+        return "0"
+    defined = [f"__p_def > {j}" for j in sorted(used)]
+    return " && ".join(defined + [c_expr(guard, var)])
