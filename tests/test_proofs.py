@@ -319,3 +319,16 @@ def test_a_violation_witness_skips_uninitialised_variables(tmp_path, capsys):
     capsys.readouterr()
     res = validate(str(wit), path)
     assert res["result"] == "confirmed", res
+
+
+def test_a_late_interrupt_of_the_main_context_is_cleared():
+    """A proof found just after the model checker's last query interrupts the main
+    context with nobody solving: the next z3 call of the process (in the test suite, the
+    next test's push) said "push canceled". check() clears it on the way out."""
+    import z3
+    from tracelearn.analyses.proofs import clear_main_interrupt, interrupt_main_context
+    interrupt_main_context()
+    clear_main_interrupt()
+    s = z3.Solver()
+    s.push()
+    assert s.check() == z3.sat

@@ -20,7 +20,7 @@ from ..semantics.interpreter import ALL_CHECKS
 from ..semantics.symbolic import SemanticsOptions, SymexLimit
 from ..semantics.traces import Counterexample, extract, replay
 from .kinduction import KInduction, KInductionProver
-from .proofs import PROVE_CHOICES, HornProof, ProofResult, interrupt_main_context
+from .proofs import PROVE_CHOICES, HornProof, ProofResult, clear_main_interrupt, interrupt_main_context
 
 
 
@@ -122,6 +122,7 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
     finally:
         if proof is not None:  # an exception on the way (Ctrl-C, the command's time limit)
             proof.stop()
+            clear_main_interrupt()  # the proof may have interrupted the main context after its last query
 
 
 def _portfolio(program: Program, opts: CheckOptions, done: CheckProgress, deadline: float,
