@@ -204,3 +204,16 @@ def test_equivalent_filters_and_bad_property_options(capsys):
         filter_property("commute", path, function="diff_encode")
     code = main(["filters", "idempotent", path, "--function", "diff_encode", "--with", "sum_pairs", "--quiet"])
     assert code != 0 and "no --with" in capsys.readouterr().err
+
+
+def test_fused_filter_equals_the_pipeline(tmp_path, capsys):
+    """fuse: the pipeline learned as one transducer, written as one C filter; that filter
+    (run in the interpreter, and learned again) equals the two filters chained."""
+    out = tmp_path / "fused.c"
+    code = main(["fuse", str(STREAMS / "diff.c"), "--function", "diff_encode", "--with", "sum_pairs",
+                 "-o", str(out), "--check", "200", "--json", "--quiet"])
+    import json
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["complete"] and doc["differential"]["disagreement"] is None
+    again = learn(load_program(str(out), entry="fused"), LearnOptions("fused"))
+    assert again.complete and again.transducer.states == doc["transducer"]["states"]

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analyses.streams.cgen import pipeline_source
+from ..analyses.streams.cgen import pipeline_source, transducer_filter
 from ..analyses.streams.driver import LearnOptions, LearnResult, learn
 from ..analyses.streams.properties import compare, identity
 from ..analyses.streams.replay import FilterReplay
@@ -212,3 +212,66 @@ def _run_chain(files: dict, chain: list[str], values: list[int], el: Element) ->
         finally:
             r.close()
     return cur
+
+
+def fuse_filters(file: str, *, function: str, with_function: str, with_file: str | None = None,
+                 output: str | None = None, name: str = "fused", element: str = "char", check: int = 1000,
+                 seed: int = 0, max_depth: int | None = None, timeout: float = 300.0,
+                 progress: Callable[[str], None] | None = None) -> tuple[dict, str | None]:
+    """``tracelearn fuse``: the pipeline (``with_function`` after ``function``) learned as
+    one transducer and written as one C filter ``name``; the fused filter is run in the
+    interpreter against the two filters chained, on ``check`` random inputs. Returns the
+    document and the C text."""
+    el = Element.named(element)
+    if not name.isidentifier():
+        raise OptionError(f"--name must be a C identifier, not {name!r}")
+    f_file = str(Path(file).resolve())
+    g_file = str(Path(with_file or file).resolve())
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="tracelearn-fuse-") as work:
+        src = Path(work) / "pipeline.c"
+        if progress:
+            progress(f"learning {function}")
+        first = learn_filter_file(f_file, function=function, element=element, max_depth=max_depth, check=0,
+                                  timeout=timeout)
+        if first.result.transducer is None:
+            raise OptionError(f"{function}: no transducer learned ({first.doc['reason']})")
+        src.write_text(pipeline_source(first.result.transducer, g_file.replace("\\", "\\\\").replace('"', '\\"'),
+                                       with_function, "__tl_pipeline"))
+        if progress:
+            progress(f"learning {with_function} after {function}")
+        pipe = learn_filter_file(str(src), function="__tl_pipeline", element=element, max_depth=max_depth,
+                                 check=0, timeout=max(1.0, timeout - (time.perf_counter() - t0)))
+        t = pipe.result.transducer
+        text = transducer_filter(t, name) if t is not None else None
+        differential = None
+        if text is not None and check:
+            if progress:
+                progress(f"comparing the fused filter with the pipeline on {check} inputs")
+            fused = Path(work) / "fused.c"
+            fused.write_text(text)
+            rng = random.Random(seed)
+            pool = sorted({el.wrap(c + d) for c in constants_of(t) for d in (-1, 0, 1)})
+            inputs = [[]] + [[rng.choice(pool) if pool and rng.random() < 0.5 else rng.randint(el.lo, el.hi)
+                              for _ in range(rng.randint(1, 16))] for _ in range(check - 1)]
+            replay = FilterReplay(str(fused), name, el.bits)
+            bad = None
+            try:
+                files = {function: f_file, with_function: g_file}
+                for v in inputs:
+                    got, want = replay.interpret(v), _run_chain(files, [function, with_function], v, el)
+                    if got != want:
+                        bad = {"input": v, "pipeline_output": want, "fused_output": got}
+                        break
+            finally:
+                replay.close()
+            differential = {"inputs": len(inputs), "engine": "interpreter", "disagreement": bad}
+    if output and text is not None:
+        Path(output).write_text(text)
+    doc = {"schema_version": SCHEMA_VERSION, "command": "fuse", "file": file, "function": function,
+           "with": with_function, "with_file": with_file, "name": name, "output": output,
+           "complete": pipe.doc["complete"], "reason": pipe.doc["reason"],
+           "transducer": pipe.doc["transducer"], "first": {"complete": first.doc["complete"],
+                                                           "states": first.doc["transducer"]["states"]},
+           "differential": differential, "stats": {"time": round(time.perf_counter() - t0, 4)}}
+    return doc, text

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 
 from ..api.options import positive, seconds
-from ..api.streams import PROPERTIES, filter_property
+from ..api.streams import PROPERTIES, filter_property, fuse_filters
 from ..report.jsonout import dumps as json_text
 from .progress import Progress
 
@@ -36,6 +36,47 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
     p.set_defaults(run=run)
+    f = sub.add_parser("fuse", help="fuse two stream filters into one C filter (from the learned pipeline)")
+    f.add_argument("file", help="C source file of the filter(s)")
+    f.add_argument("--function", required=True, help="the first filter")
+    f.add_argument("--with", dest="with_function", required=True, metavar="G", help="the filter after it")
+    f.add_argument("--with-file", metavar="FILE2", help="the file of the second filter (default: FILE)")
+    f.add_argument("-o", "--output", metavar="OUT.c", help="write the fused filter here")
+    f.add_argument("--name", default="fused", help="the fused filter's function name (default fused)")
+    f.add_argument("--element", default="char", metavar="char|int8|int16|int32")
+    f.add_argument("--check", type=int, default=1000,
+                   help="random inputs on which the fused filter is compared with the pipeline (default 1000)")
+    f.add_argument("--timeout", type=seconds, default=300.0, help="seconds (default 300)")
+    f.add_argument("--json", action="store_true", help="print one JSON object")
+    f.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
+    f.set_defaults(run=run_fuse)
+
+
+def run_fuse(args) -> int:
+    from .outputs import preflight
+    preflight(args.output, "--output", [args.file] + ([args.with_file] if args.with_file else []))
+    with Progress(enabled=not args.quiet) as progress:
+        doc, text = fuse_filters(args.file, function=args.function, with_function=args.with_function,
+                                 with_file=args.with_file, output=args.output, name=args.name,
+                                 element=args.element, check=args.check, timeout=args.timeout,
+                                 progress=progress.update)
+    if args.json:
+        print(json_text(doc))
+        return 0
+    head = "COMPLETE" if doc["complete"] else "INCOMPLETE"
+    print(f"fuse {doc['function']} then {doc['with']}: {head} ({doc['reason']})")
+    if doc["transducer"]:
+        print(f"  fused transducer: {doc['transducer']['states']} states, "
+              f"{len(doc['transducer']['transitions'])} transitions")
+    d = doc["differential"]
+    if d is not None:
+        print(f"  fused filter against the pipeline on {d['inputs']} inputs (interpreter): "
+              + ("all agree" if d["disagreement"] is None else f"DISAGREE on {d['disagreement']['input']}"))
+    if args.output:
+        print(f"  written to {args.output}")
+    elif text:
+        print(text)
+    return 0
 
 
 def run(args) -> int:

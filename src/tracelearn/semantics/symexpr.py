@@ -206,8 +206,10 @@ def fold_sign_ext(e: z3.ExprRef) -> z3.ExprRef:
             ch = t.children()
             x = ch[-1]
             hb = x.size() - 1 if z3.is_bv(x) else -1
+            # the low part is x itself, or x's low bits taken out of a wider y
+            base = x.arg(0) if z3.is_app_of(x, z3.Z3_OP_EXTRACT) and x.params()[1] == 0 else x
             if hb >= 0 and all(z3.is_app_of(c, z3.Z3_OP_EXTRACT) and c.params() == [hb, hb]
-                               and c.arg(0).eq(x) for c in ch[:-1]):
+                               and c.arg(0).eq(base) for c in ch[:-1]):
                 r = z3.SignExt(len(ch) - 1, go(x))
         if r is t and z3.is_app(t) and t.num_args():
             new = [go(c) for c in t.children()]

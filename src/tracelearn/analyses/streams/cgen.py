@@ -179,6 +179,12 @@ def c_expr(e: z3.ExprRef, var: dict[str, str]) -> str:  # noqa: C901 - one case 
     if k == z3.Z3_OP_EXTRACT:
         hi, lo = e.params()
         return f"(({T})(({_ut(w0)}){a[0]} >> {lo}))"
+    if k == z3.Z3_OP_CONCAT:
+        acc = ""
+        for c, x in zip(ch, a):
+            part = f"((unsigned long long)({_ut(c.size())}){x} & {(1 << c.size()) - 1}ULL)"
+            acc = part if not acc else f"(({acc} << {c.size()}) | {part})"
+        return f"(({T}){acc})"
     if k == z3.Z3_OP_BSHL:
         return f"({a[1]} >= 0 && {a[1]} < {w} ? ({T})(({_UT[w]}){a[0]} << {a[1]}) : ({T})0)"
     if k == z3.Z3_OP_BLSHR:
@@ -270,3 +276,33 @@ def _enabled(guard: z3.BoolRef, outputs: tuple, var: dict[str, str], final: bool
         return "0"
     defined = [f"__p_def > {j}" for j in sorted(used)]
     return " && ".join(defined + [c_expr(guard, var)])
+
+
+def transducer_filter(t: Transducer, name: str) -> str:
+    """A C stream filter ``name`` computing ``t`` (filter fusion: a learned pipeline
+    written back as one filter)."""
+    k = t.lookback
+    var = {f"w{j}": f"__p_w{j}" for j in range(k + 1)}
+    el = {8: "signed char", 16: "short", 32: "int"}[t.bits]
+    out = [f"/* tracelearn: the transducer of {name} as a filter (generated) */", "#include <tracelearn.h>", "",
+           f"void {name}(void) {{", f"    int __p_q = {t.initial}, __p_def = 0;",
+           "    int " + ", ".join(f"{v} = 0" for v in var.values()) + ";"]
+    out += [f"    tl_out({v});" for v in t.initial_output]
+    out += ["    while (!tl_eof()) {", f"        {var['w0']} = 0;"]
+    shift = [f"        __p_w{j} = __p_w{j - 1};" for j in range(k, 0, -1)]
+    out = out[:-1] + shift + [f"        __p_w0 = ({el})tl_in();", f"        if (__p_def <= {k}) __p_def++;"]
+    for q in range(t.states):
+        out.append(f"        if (__p_q == {q}) {{")
+        for m in t.out_of(q):
+            out.append(f"            if ({_enabled(m.guard, m.outputs, var)}) {{")
+            out += [f"                tl_out({c_expr(o, var)});" for o in m.outputs]
+            out += [f"                __p_q = {m.dst};", "                continue;", "            }"]
+        out.append("        }")
+    out += ["        return;  /* no transition: outside the transducer's domain */", "    }"]
+    out += [s[4:] for s in shift] + ["    __p_w0 = 0;", f"    if (__p_def <= {k}) __p_def++;"]
+    for f in t.finals:
+        out.append(f"    if (__p_q == {f.src} && {_enabled(f.guard, f.outputs, var, final=True)}) {{")
+        out += [f"        tl_out({c_expr(o, var)});" for o in f.outputs]
+        out += ["        return;", "    }"]
+    out += ["}", ""]
+    return "\n".join(out)
