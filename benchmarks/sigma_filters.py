@@ -11,6 +11,9 @@ Table 2 (differential): the learned transducer against the filter run in the
 interpreter and compiled by gcc -O2 -fwrapv, on N inputs per filter (lengths 0..16,
 half the elements drawn from the guards' constants and their neighbours, so that
 sequences like "&nbsp;" or "\\r\\n" occur).
+Table 4 (properties): which filters are idempotent, which pairs commute, whether
+a difference decoder inverts its encoder; every "no" with its shortest witness,
+replayed in the interpreter.
 Table 3 (query counts): membership queries of tracelearn against AALpy's L* learning
 the same filter as a Mealy machine over printable ASCII (95 letters), the way a
 concrete-alphabet learner (sflearn) does. AALpy's system under learning is the
@@ -18,7 +21,7 @@ proved-equivalent transducer (the same answers as the filter; a run of the C fil
 per query would take hours).
 
     python benchmarks/sigma_filters.py [--inputs 10000] [--only f,g] [--timeout 300]
-        [--tables 1,2,3] [--concrete html_escape,cleanse_css]
+        [--tables 1,2,3,4] [--concrete html_escape,cleanse_css]
 """
 
 from __future__ import annotations
@@ -140,12 +143,33 @@ def table3(results, names: set[str]) -> str:
                         "AALpy equivalence tests", "ratio", "ratio, Sigma*'s columns"])
 
 
+PAIRS = [("commute", AUTOESCAPE, "html_escape", "pre_escape"), ("commute", AUTOESCAPE, "cleanse_css", "html_escape"),
+         ("commute", AUTOESCAPE, "cleanse_css", "cleanse_attribute"), ("commute", AUTOESCAPE, "json_escape", "html_escape"),
+         ("commute", TESTS / "diff.c", "diff_encode", "sum_pairs"), ("inverse", TESTS / "diff.c", "diff_encode", "diff_decode"),
+         ("inverse", TESTS / "diff.c", "diff_encode", "sum_pairs"), ("equivalent", AUTOESCAPE, "html_escape", "pre_escape")]
+
+
+def table4(results, timeout: float) -> str:
+    """Idempotence of each learned filter, then the pairs above."""
+    from tracelearn.api.streams import filter_property
+    rows = []
+    todo = [("idempotent", path, fn, None) for path, fn, r, _ in results if r.doc["complete"]] + PAIRS
+    for prop, path, f, g in todo:
+        t0 = time.perf_counter()
+        d = filter_property(prop, str(path), function=f, with_function=g, timeout=timeout)
+        w = d["witness"]
+        rows.append([prop, f + (f", {g}" if g else ""), {True: "yes", False: "no", None: "unknown"}[d["holds"]],
+                     "-" if w is None else f"{w['input']} ({w['replay']})",
+                     sum(m["stats"]["membership_queries"] for m in d["models"]), f"{time.perf_counter() - t0:.1f}"])
+    return table(rows, ["property", "filters", "holds", "shortest witness (replay)", "MQ", "time s"])
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--inputs", type=int, default=10000, help="inputs per filter in Table 2 (default 10000)")
     p.add_argument("--only", help="comma-separated filter functions")
     p.add_argument("--timeout", type=float, default=300.0)
-    p.add_argument("--tables", default="1,2,3")
+    p.add_argument("--tables", default="1,2,3,4")
     p.add_argument("--concrete", default="html_escape,cleanse_css", help="filters of Table 3")
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
@@ -158,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     if "3" in tables:
         print("Table 3: membership queries against a concrete-alphabet learner\n"
               + table3(results, set(a.concrete.split(","))) + "\n")
+    if "4" in tables:
+        print("Table 4: properties (compositions learned as C pipelines; witnesses replayed in the interpreter)\n"
+              + table4(results, a.timeout) + "\n")
     return 0
 
 

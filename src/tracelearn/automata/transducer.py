@@ -62,8 +62,8 @@ class Transducer:
         k = 0
         for m in self.moves + self.finals:  # type: ignore[operator]
             for t in (m.guard, *m.outputs):
-                for v in _vars(t):
-                    k = max(k, int(v[1:]))
+                for j in window_vars(t):
+                    k = max(k, j)
         return k
 
     def out_of(self, q: int) -> list[Move]:
@@ -181,7 +181,13 @@ def _esc(s: str) -> str:
     return s.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def _vars(t: z3.ExprRef) -> set[str]:
+def window_vars(t: z3.ExprRef) -> set[int]:
+    """The window places ``j`` of the ``w<j>`` a term reads."""
+    return {int(n[1:]) for n in free_names(t) if n.startswith("w") and n[1:].isdigit()}
+
+
+def free_names(t: z3.ExprRef) -> set[str]:
+    """The names of the uninterpreted constants of a term."""
     out: set[str] = set()
     seen: set[int] = set()
     todo = [t]

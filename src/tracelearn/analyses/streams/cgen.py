@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import z3
 
-from ...automata.transducer import Transducer
+from ...automata.transducer import Transducer, window_vars
 
 
 def run_harness(filter_file: str, function: str, bits: int) -> str:
@@ -203,21 +203,6 @@ def c_expr(e: z3.ExprRef, var: dict[str, str]) -> str:  # noqa: C901 - one case 
     raise ValueError(f"operator {e.decl().name()} has no C form here")
 
 
-def _vars(t: z3.ExprRef) -> set[int]:
-    out: set[int] = set()
-    todo, seen = [t], set()
-    while todo:
-        e = todo.pop()
-        if e.get_id() in seen:
-            continue
-        seen.add(e.get_id())
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out.add(int(e.decl().name()[1:]))
-        else:
-            todo.extend(e.children())
-    return out
-
-
 def pipeline_source(first: Transducer, second_file: str, second_function: str, name: str) -> str:
     """A C filter ``name``: the input goes through ``first`` (a learned transducer, as C),
     whose outputs are the input of ``second_function`` (C code). The second filter's
@@ -271,7 +256,7 @@ def pipeline_source(first: Transducer, second_file: str, second_function: str, n
 
 def _enabled(guard: z3.BoolRef, outputs: tuple, var: dict[str, str], final: bool = False) -> str:
     """C for: the guard holds and every window place it (or an output) reads exists."""
-    used = set().union(_vars(guard), *(_vars(o) for o in outputs))
+    used = set().union(window_vars(guard), *(window_vars(o) for o in outputs))
     if final and 0 in used:
         return "0"
     defined = [f"__p_def > {j}" for j in sorted(used)]

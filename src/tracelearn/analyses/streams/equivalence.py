@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 import z3
 
-from ...automata.transducer import Transducer
+from ...automata.transducer import Transducer, window_vars
+from .windows import path_input, satisfiable
 from ...semantics.strategies.bigstep import Boundary, StepExplorer, SymStep
 
 
@@ -152,7 +153,7 @@ class EquivalenceChecker:
         """The guard, false when it (or an output) reads before the stream's start: in a
         step ``w0`` and ``defined`` earlier elements exist; at the end, ``w1..w<defined>``."""
         for t in (guard, *outputs):
-            for j in _window_vars(t):
+            for j in window_vars(t):
                 if (final and j == 0) or j > defined:
                     return z3.BoolVal(False)
         return guard
@@ -172,42 +173,15 @@ class EquivalenceChecker:
         return False
 
     def _sat(self, f: z3.BoolRef, res: EquivalenceResult) -> bool:
-        s = z3.Solver()
-        if self.deadline is not None:
-            s.set("timeout", max(1, int(1000 * (self.deadline - time.perf_counter()))))
-        s.add(f)
         res.solver_calls += 1
-        r = s.check()
-        if r == z3.unknown:
-            raise TimeoutError("the solver could not decide an equivalence query")
-        return r == z3.sat
+        return satisfiable(f, self.deadline)
 
     # ------------------------------------------------------------------ witnesses
 
     def _witness(self, node: _Node, bad: z3.BoolRef, bits: int, step: bool) -> list[int] | None:
-        """An input taking the path to ``node`` and then the disagreeing step: each
-        step's window variables renamed to the input positions."""
-        conds = list(node.conds) + [bad]
+        """An input taking the path to ``node`` and then the disagreeing step."""
         n = len(node.conds)
-        cons = []
-        for i, c in enumerate(conds):
-            sub = []
-            for j in _window_vars(c):
-                if i - j < 0:
-                    return None
-                sub.append((z3.BitVec(f"w{j}", bits), z3.BitVec(f"in!{i - j}", bits)))
-            cons.append(z3.substitute(c, *sub) if sub else c)
-        s = z3.Solver()
-        s.add(*cons)
-        if s.check() != z3.sat:
-            return None
-        m = s.model()
-        length = n + 1 if step else n
-        out = []
-        for i in range(length):
-            v = m.eval(z3.BitVec(f"in!{i}", bits), model_completion=True).as_long()
-            out.append(v - (1 << bits) if v >> (bits - 1) else v)
-        return out
+        return path_input(list(node.conds) + [bad], bits, n + 1 if step else n)
 
 
 def _differ(expected: tuple, got: tuple) -> z3.BoolRef:
@@ -216,21 +190,3 @@ def _differ(expected: tuple, got: tuple) -> z3.BoolRef:
     if not expected:
         return z3.BoolVal(False)
     return z3.Or(*[e != g for e, g in zip(expected, got)])
-
-
-def _window_vars(t: z3.ExprRef) -> set[int]:
-    out: set[int] = set()
-    seen: set[int] = set()
-    todo = [t]
-    while todo:
-        e = todo.pop()
-        if e.get_id() in seen:
-            continue
-        seen.add(e.get_id())
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            n = e.decl().name()
-            if n.startswith("w") and n[1:].isdigit():
-                out.add(int(n[1:]))
-        else:
-            todo.extend(e.children())
-    return out

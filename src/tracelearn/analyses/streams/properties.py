@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import z3
 
-from ...automata.transducer import Move, Transducer
+from ...automata.transducer import Move, Transducer, window_vars
+from .windows import path_input, satisfiable
 
 
 @dataclass
@@ -56,7 +57,7 @@ def compare(a: Transducer, b: Transducer, max_pairs: int = 100_000) -> Compariso
             for gb, ob in fb:
                 bad = z3.And(ga, gb, _differ(oa, ob))
                 if _sat(bad, res):
-                    return _confirm(a, b, _witness(conds, bad, a.bits, len(conds)), res)
+                    return _confirm(a, b, path_input(list(conds) + [bad], a.bits, len(conds)), res)
         # one more element
         ma = [(m, _enabled(m.guard, m.outputs, d)) for m in a.out_of(qa)]
         mb = [(m, _enabled(m.guard, m.outputs, d)) for m in b.out_of(qb)]
@@ -67,7 +68,7 @@ def compare(a: Transducer, b: Transducer, max_pairs: int = 100_000) -> Compariso
                     continue
                 bad = z3.And(both, _differ(x.outputs, y.outputs))
                 if _sat(bad, res):
-                    return _confirm(a, b, _witness(conds, bad, a.bits, len(conds) + 1), res)
+                    return _confirm(a, b, path_input(list(conds) + [bad], a.bits, len(conds) + 1), res)
                 nxt = (x.dst, y.dst, min(d + 1, k))
                 if nxt not in seen:
                     if len(seen) >= max_pairs:
@@ -79,7 +80,7 @@ def compare(a: Transducer, b: Transducer, max_pairs: int = 100_000) -> Compariso
             others = mb if any(m is x for x, _ in ma) else ma
             stuck = z3.And(e, *[z3.Not(o) for _, o in others])
             if _sat(stuck, res):
-                return _confirm(a, b, _witness(conds, stuck, a.bits, len(conds) + 1), res)
+                return _confirm(a, b, path_input(list(conds) + [stuck], a.bits, len(conds) + 1), res)
     res.status = "equal"
     return res
 
@@ -112,7 +113,7 @@ def _finals(t: Transducer, q: int, d: int) -> list[tuple[z3.BoolRef, tuple]]:
 
 def _enabled(guard: z3.BoolRef, outputs: tuple, d: int, final: bool = False) -> z3.BoolRef:
     for t in (guard, *outputs):
-        for j in _window_vars(t):
+        for j in window_vars(t):
             if (final and j == 0) or j > d:
                 return z3.BoolVal(False)
     return guard
@@ -127,48 +128,7 @@ def _differ(x: tuple, y: tuple) -> z3.BoolRef:
 
 
 def _sat(f: z3.BoolRef, res: Comparison) -> bool:
-    s = z3.Solver()
-    s.add(f)
     res.solver_calls += 1
-    r = s.check()
-    if r == z3.unknown:
-        raise TimeoutError("the solver could not decide a comparison")
-    return r == z3.sat
+    return satisfiable(f)
 
 
-def _witness(conds: tuple, bad: z3.BoolRef, bits: int, length: int) -> list[int] | None:
-    """An input taking the steps ``conds`` (each over its own window), then ``bad``."""
-    cons = []
-    for i, c in enumerate(list(conds) + [bad]):
-        sub = [(z3.BitVec(f"w{j}", bits), z3.BitVec(f"in!{i - j}", bits)) for j in _window_vars(c) if i - j >= 0]
-        if any(i - j < 0 for j in _window_vars(c)):
-            return None
-        cons.append(z3.substitute(c, *sub) if sub else c)
-    s = z3.Solver()
-    s.add(*cons)
-    if s.check() != z3.sat:
-        return None
-    m = s.model()
-    out = []
-    for i in range(length):
-        v = m.eval(z3.BitVec(f"in!{i}", bits), model_completion=True).as_long()
-        out.append(v - (1 << bits) if v >> (bits - 1) else v)
-    return out
-
-
-def _window_vars(t: z3.ExprRef) -> set[int]:
-    out: set[int] = set()
-    seen: set[int] = set()
-    todo = [t]
-    while todo:
-        e = todo.pop()
-        if e.get_id() in seen:
-            continue
-        seen.add(e.get_id())
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            n = e.decl().name()
-            if n.startswith("w") and n[1:].isdigit():
-                out.add(int(n[1:]))
-        else:
-            todo.extend(e.children())
-    return out

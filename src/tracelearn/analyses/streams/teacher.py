@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import z3
 
 from ...automata.transducer import Transducer
+from .windows import at_position, solve_input
 from ...learning.symbolic_table import Letter, Observation, Word
 from ...semantics.strategies.bigstep import FilterError, FilterRunner, StreamRun
 
@@ -67,23 +68,13 @@ class FilterTeacher:
     # ------------------------------------------------------------------ witnesses
 
     def _at(self, g: z3.BoolRef, i: int) -> z3.BoolRef:
-        """A relativised guard of the step at position ``i`` over the input symbols;
-        false when it reads before the stream's start."""
-        sub = []
-        for j in _window_vars(g):
-            if i - j < 0:
-                return z3.BoolVal(False)
-            sub.append((self.el.window(j), self.el.symbol(i - j)))
-        return z3.substitute(g, *sub) if sub else g
+        """False when the guard reads before the stream's start."""
+        p = at_position(g, i, self.el.bits)
+        return z3.BoolVal(False) if p is None else p
 
     def _solve(self, cons: list[z3.BoolRef], n: int) -> list[int] | None:
-        s = z3.Solver()
-        s.add(*cons)
         self.stats.solver_calls += 1
-        if s.check() != z3.sat:
-            return None
-        m = s.model()
-        return [self.el.wrap(m.eval(self.el.symbol(i), model_completion=True).as_long()) for i in range(n)]
+        return solve_input(cons, n, self.el.bits)
 
     def _constraints(self, word: Word) -> tuple[list[z3.BoolRef], int]:
         steps = [a for a in word if not a.final]
@@ -125,24 +116,6 @@ class FilterTeacher:
             if conj.run(v) != r.outputs:
                 return v
         return None
-
-
-def _window_vars(g: z3.ExprRef) -> list[int]:
-    out: set[int] = set()
-    seen: set[int] = set()
-    todo = [g]
-    while todo:
-        e = todo.pop()
-        if e.get_id() in seen:
-            continue
-        seen.add(e.get_id())
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            n = e.decl().name()
-            if n.startswith("w") and n[1:].isdigit():
-                out.add(int(n[1:]))
-        else:
-            todo.extend(e.children())
-    return sorted(out)
 
 
 def constants_of(t: Transducer) -> list[int]:

@@ -261,10 +261,8 @@ class FilterRunner:
 
     def _relativise(self, r: _Run, at: int) -> tuple[BigStep, int]:
         el = self.element
-        names: set[int] = set()
         terms = [simp(g) for g in r.guard] + list(r.outs)
-        for t in terms:
-            _symbols(t, names)
+        names = {int(n[3:]) for t in terms for n in _names(t) if n.startswith("in!")}
         dist = max((at - i for i in names), default=0)
         sub = [(el.symbol(i), el.window(at - i)) for i in names]
         rel = [S.fold_sign_ext(simp(z3.substitute(t, *sub)) if sub else t) for t in terms]
@@ -348,22 +346,6 @@ def _stmt(point: PathPoint) -> Call:
 
 def _is_stream_op(s: object) -> bool:
     return isinstance(s, Call) and s.callee in STREAM_OPS
-
-
-def _symbols(t: z3.ExprRef, out: set[int]) -> None:
-    seen: set[int] = set()
-    todo = [t]
-    while todo:
-        e = todo.pop()
-        if e.get_id() in seen:
-            continue
-        seen.add(e.get_id())
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            name = e.decl().name()
-            if name.startswith("in!"):
-                out.add(int(name[3:]))
-            continue
-        todo.extend(e.children())
 
 
 def element_type(bits: int) -> IntType:

@@ -1,0 +1,60 @@
+"""Guards over the window (``w0`` the element of a step, ``wj`` the one j before) put
+at input positions, and inputs solved from them: the witnesses of the table, the
+equivalence oracle and the property checks."""
+
+from __future__ import annotations
+
+import time
+
+import z3
+
+from ...automata.transducer import window_vars
+
+
+def at_position(t: z3.BoolRef, i: int, bits: int) -> z3.BoolRef | None:
+    """``t`` of the step at position ``i``, over the input symbols ``in!p``; None when it
+    reads before the stream's start."""
+    sub = []
+    for j in window_vars(t):
+        if i - j < 0:
+            return None
+        sub.append((z3.BitVec(f"w{j}", bits), z3.BitVec(f"in!{i - j}", bits)))
+    return z3.substitute(t, *sub) if sub else t
+
+
+def solve_input(cons: list[z3.BoolRef], length: int, bits: int) -> list[int] | None:
+    """An input of ``length`` elements satisfying ``cons`` (over ``in!p``), or None."""
+    s = z3.Solver()
+    s.add(*cons)
+    if s.check() != z3.sat:
+        return None
+    m = s.model()
+    out = []
+    for i in range(length):
+        v = m.eval(z3.BitVec(f"in!{i}", bits), model_completion=True).as_long()
+        out.append(v - (1 << bits) if v >> (bits - 1) else v)
+    return out
+
+
+def path_input(conds: list[z3.BoolRef], bits: int, length: int) -> list[int] | None:
+    """An input whose step ``i`` satisfies ``conds[i]`` (each over its own window)."""
+    cons = []
+    for i, c in enumerate(conds):
+        p = at_position(c, i, bits)
+        if p is None:
+            return None
+        cons.append(p)
+    return solve_input(cons, length, bits)
+
+
+def satisfiable(f: z3.BoolRef, deadline: float | None = None) -> bool:
+    """Is ``f`` satisfiable? The solver's ``unknown`` (the deadline) raises TimeoutError:
+    the callers answer unknown, never a guess."""
+    s = z3.Solver()
+    if deadline is not None:
+        s.set("timeout", max(1, int(1000 * (deadline - time.perf_counter()))))
+    s.add(f)
+    r = s.check()
+    if r == z3.unknown:
+        raise TimeoutError(f"the solver could not decide a query ({s.reason_unknown()})")
+    return r == z3.sat
