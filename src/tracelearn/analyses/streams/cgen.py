@@ -225,19 +225,10 @@ def pipeline_source(first: Transducer, second_file: str, second_function: str, n
     out += [f"    __p_w{j} = __p_w{j - 1};" for j in range(k, 0, -1)]
     out += [f"    if (__p_def <= {k}) __p_def++;", "}", "", "static void __p_step(int x) {", "    __p_shift();",
             f"    __p_w0 = ({el})x;"]
-    for q in range(first.states):
-        out.append(f"    if (__p_q == {q}) {{")
-        for m in first.out_of(q):
-            out.append(f"        if ({_enabled(m.guard, m.outputs, var)}) {{")
-            out += [f"            __p_push({c_expr(o, var)});" for o in m.outputs]
-            out += [f"            __p_q = {m.dst};", "            return;", "        }"]
-        out.append("    }")
+    out += _moves_c(first, var, "__p_push", "return", "    ")
     out += ["    __p_ended = 1;  /* no transition: outside the first filter's domain */", "}", "",
             "static void __p_final(void) {", "    __p_shift();", "    __p_w0 = 0;"]
-    for f in first.finals:
-        out.append(f"    if (__p_q == {f.src} && {_enabled(f.guard, f.outputs, var, final=True)}) {{")
-        out += [f"        __p_push({c_expr(o, var)});" for o in f.outputs]
-        out += ["        return;", "    }"]
+    out += _finals_c(first, var, "__p_push")
     out += ["}", "", "static int __p_fill(void) {", "    while (__p_len == 0) {", "        if (__p_ended) return 0;",
             "        if (tl_eof()) { __p_final(); __p_ended = 1; continue; }", "        __p_step(tl_in());", "    }",
             "    return 1;", "}", "",
@@ -252,6 +243,30 @@ def pipeline_source(first: Transducer, second_file: str, second_function: str, n
     out += [f"    __p_push({v});" for v in first.initial_output]
     out += [f"    {second_function}();", "}", ""]
     return "\n".join(out)
+
+
+def _moves_c(t: Transducer, var: dict[str, str], emit: str, leave: str, ind: str) -> list[str]:
+    """C for one step of ``t`` in state ``__p_q``: the enabled transition writes its
+    outputs with ``emit``, moves, and ends the step with ``leave``."""
+    out = []
+    for q in range(t.states):
+        out.append(f"{ind}if (__p_q == {q}) {{")
+        for m in t.out_of(q):
+            out.append(f"{ind}    if ({_enabled(m.guard, m.outputs, var)}) {{")
+            out += [f"{ind}        {emit}({c_expr(o, var)});" for o in m.outputs]
+            out += [f"{ind}        __p_q = {m.dst};", f"{ind}        {leave};", f"{ind}    }}"]
+        out.append(f"{ind}}}")
+    return out
+
+
+def _finals_c(t: Transducer, var: dict[str, str], emit: str) -> list[str]:
+    """C for the end of the input: the first enabled final move of ``__p_q``."""
+    out = []
+    for f in t.finals:
+        out.append(f"    if (__p_q == {f.src} && {_enabled(f.guard, f.outputs, var, final=True)}) {{")
+        out += [f"        {emit}({c_expr(o, var)});" for o in f.outputs]
+        out += ["        return;", "    }"]
+    return out
 
 
 def _enabled(guard: z3.BoolRef, outputs: tuple, var: dict[str, str], final: bool = False) -> str:
@@ -276,18 +291,9 @@ def transducer_filter(t: Transducer, name: str) -> str:
     out += ["    while (!tl_eof()) {", f"        {var['w0']} = 0;"]
     shift = [f"        __p_w{j} = __p_w{j - 1};" for j in range(k, 0, -1)]
     out = out[:-1] + shift + [f"        __p_w0 = ({el})tl_in();", f"        if (__p_def <= {k}) __p_def++;"]
-    for q in range(t.states):
-        out.append(f"        if (__p_q == {q}) {{")
-        for m in t.out_of(q):
-            out.append(f"            if ({_enabled(m.guard, m.outputs, var)}) {{")
-            out += [f"                tl_out({c_expr(o, var)});" for o in m.outputs]
-            out += [f"                __p_q = {m.dst};", "                continue;", "            }"]
-        out.append("        }")
+    out += _moves_c(t, var, "tl_out", "continue", "        ")
     out += ["        return;  /* no transition: outside the transducer's domain */", "    }"]
     out += [s[4:] for s in shift] + ["    __p_w0 = 0;", f"    if (__p_def <= {k}) __p_def++;"]
-    for f in t.finals:
-        out.append(f"    if (__p_q == {f.src} && {_enabled(f.guard, f.outputs, var, final=True)}) {{")
-        out += [f"        tl_out({c_expr(o, var)});" for o in f.outputs]
-        out += ["        return;", "    }"]
+    out += _finals_c(t, var, "tl_out")
     out += ["}", ""]
     return "\n".join(out)
