@@ -52,6 +52,7 @@ def check_run(
     prove: str | None = None,
     undefined: Iterable[str] = (),
     assumed: Iterable[str] = (),
+    units: Iterable[str] = (),
 ) -> CheckRun:
     """Check ``file``; ``hard_deadline`` (the CLI's) also stops phases that do not
     watch the clock, with an alarm signal (main thread only); ``undefined``: check
@@ -59,7 +60,8 @@ def check_run(
     ones (bounds, pointer, div-by-zero): never followed, and no `true` past them;
     ``assumed``: check kinds whose failure is assumed not to happen (SV-COMP's
     convention for undefined behaviour): never followed, never a goal, and named in
-    the result's ``assumptions`` when one is reachable."""
+    the result's ``assumptions`` when one is reachable; ``units``: more translation
+    units linked with ``file`` (C files or compilation databases)."""
     t0 = time.perf_counter()
     if bound is not None and bound < 1:
         raise OptionError("bound must be >= 1")
@@ -85,7 +87,7 @@ def check_run(
             # mark undefined behaviour (see analyses/check.py)
             ub, absent = frozenset(undefined), frozenset(assumed) - check_set
             program = load_program(file, dm, include, define or {}, entry=entry,
-                                   checks=check_set | DEFAULT_CHECKS | ub | absent)
+                                   checks=check_set | DEFAULT_CHECKS | ub | absent, units=tuple(units))
             opts = CheckOptions(bound=bound, timeout_s=max(0.001, timeout - (time.perf_counter() - t0)),
                                 checks=check_set, loop_bounds=loop_bounds, progress=progress, prove=prove)
             opts.undefined = opts.undefined | ub
@@ -103,10 +105,13 @@ def check_run(
     doc = check_document(result, file, dm, entry, check_set, time.perf_counter() - t0,
                          program.warnings if program else [], loop_bounds)
     if result.counterexample is not None and doc["counterexample"] is not None:
-        doc["counterexample"]["reproduce"] = reproduce_command(file, result.counterexample, dm, entry)
+        doc["counterexample"]["reproduce"] = reproduce_command(file, result.counterexample, dm, entry, units,
+                                                                  include or (), define)
     if analysis is not None:
         doc["minimization"] = analysis.minimize_stats.to_json() if analysis.minimize_stats else None
         doc["explanation"] = analysis.explanation.to_json() if analysis.explanation else None
+    if units:
+        doc["units"] = list(units)
     return CheckRun(doc, result, program, analysis, check_set)
 
 
@@ -148,7 +153,7 @@ def check_task(task: Task, signed_overflow: str = "undefined", **options) -> Che
     return run
 
 
-def check(file: str, **options) -> dict:
+def check(file: str | list[str], **options) -> dict:
     """Bounded model checking of ``file``; returns what ``tracelearn check --json``
     prints. Options are the command's, with underscores: ``bound``, ``timeout``,
     ``checks`` ("assertion,bounds" or a list), ``unwind_loop`` (["12=3"] or
@@ -156,7 +161,11 @@ def check(file: str, **options) -> dict:
     ``include``, ``define``, ``prove`` ("none", "kind", "chc", "all"; default: "all" unless
     ``bound`` is given); ``progress`` is called with a line of text per phase.
     ``property`` (a ``.prp`` file), or a task ``.yml`` as ``file``, checks an SV-COMP
-    property instead of ``checks``."""
+    property instead of ``checks``. ``file`` may be a list of C files (or compilation
+    databases), linked as ``units`` with the first."""
+    if not isinstance(file, str):
+        file, *more = list(file)
+        options["units"] = more + list(options.get("units") or ())
     prop = options.pop("property", None)
     overflow = options.pop("signed_overflow", None)
     if prop is not None or str(file).endswith((".yml", ".yaml")):

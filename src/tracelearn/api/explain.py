@@ -46,7 +46,7 @@ def learn_file(args, file: str, progress: Callable[[str], None] | None = None) -
     try:  # learning watches its deadline itself; loading a file does not
         with watchdog(args.timeout):
             program = load_program(file, args.data_model.upper(), args.include, parse_defines(args.define),
-                                   entry=args.entry)
+                                   entry=args.entry, units=getattr(args, "unit", None) or ())
     except CommandTimeout:
         raise TracelearnError(f"{file}: the time limit ({args.timeout:g} s) ran out while loading the program") from None
     args = copy.copy(args)

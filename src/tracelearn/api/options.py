@@ -87,8 +87,19 @@ def add_frontend_options(p: argparse.ArgumentParser) -> None:
                    help="integer and pointer widths (default LP64)")
     p.add_argument("-I", dest="include", action="append", metavar="DIR", help="add an include directory")
     p.add_argument("-D", dest="define", action="append", metavar="NAME[=VALUE]", help="define a macro")
+    p.add_argument("--unit", action="append", metavar="FILE",
+                   help="another translation unit (a C file, or a compile_commands.json and its units) linked with "
+                        "the program by name, as a C linker does; -I and -D apply to every unit (repeatable)")
     p.add_argument("--entry", default="main", metavar="FUNCTION",
                    help="entry function (default main; other entries get nondeterministic arguments)")
+
+
+def split_units(args: argparse.Namespace) -> None:
+    """``FILE [FILE...]`` on the command line: the first is the program's file, the
+    others are linked with it as ``--unit``s."""
+    files = list(args.file)
+    args.file = files[0]
+    args.unit = files[1:] + list(args.unit or [])
 
 
 LEARNERS = ["lstar", "lstar-mp", "kv", "lsharp"]
@@ -159,5 +170,5 @@ def parse_targets(text: str | None) -> frozenset[str] | None:
 def options_json(args) -> dict:
     keys = ["letters", "alphabet", "assertion", "target", "program", "bound", "bwl", "bmax", "bwl_max", "learner", "lazy",
             "semantics",
-            "data_model", "entry", "include", "define", "unwind_loop"]
+            "data_model", "entry", "include", "define", "unit", "unwind_loop"]
     return {k: getattr(args, k, None) for k in keys}

@@ -28,7 +28,7 @@ class PacRun:
 def pac_file(file: str, *, epsilon: float = 0.1, delta: float = 0.9, batch: int = 10, learner: str = "kv",
              strategy: str = "rbs", max_decisions: int = 1000, seed: int = 0, split_conditions: bool = False,
              timeout: float = 900.0, data_model: str = "LP64", include: list[str] | None = None,
-             define: dict[str, str] | None = None, entry: str = "main",
+             define: dict[str, str] | None = None, entry: str = "main", units: list[str] | None = None,
              progress: Callable[[str], None] | None = None) -> PacRun:
     """Learn the feasible decision vectors of ``file`` with an (epsilon, delta)
     guarantee (delta: the confidence), or find a feasible error. The document is what
@@ -54,7 +54,8 @@ def pac_file(file: str, *, epsilon: float = 0.1, delta: float = 0.9, batch: int 
         try:
             if progress:
                 progress("loading the program")
-            program = load_program(file, dm, include, define or {}, entry=entry, checks=PAC_KINDS | DEFAULT_CHECKS)
+            program = load_program(file, dm, include, define or {}, entry=entry, checks=PAC_KINDS | DEFAULT_CHECKS,
+                                   units=tuple(units or ()))
             opts.timeout = max(0.001, timeout - (time.perf_counter() - t0))
             verify(program, opts, progress, result)
         except (CommandTimeout, ctypes.ArgumentError) as e:

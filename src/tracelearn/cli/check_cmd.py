@@ -13,14 +13,16 @@ from ..report.playback import write_playback
 from ..report.sarif import sarif_document
 from ..report.trace_text import counterexample_text, reproduce_command
 from ..report.witness import correctness_witness_yaml, specification, witness_yaml
-from ..api.options import add_frontend_options, parse_checks, parse_defines, positive, seconds
+from ..api.options import add_frontend_options, parse_checks, parse_defines, positive, seconds, split_units
 from .outputs import preflight, write_output
 from .progress import Progress
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("check", help="bounded model checking of assertions and runtime errors")
-    p.add_argument("file", help="C source file, or an SV-COMP task definition (.yml)")
+    p.add_argument("file", nargs="+",
+                   help="C source file, or an SV-COMP task definition (.yml); more C files or a compile_commands.json "
+                        "are linked with it (as --unit)")
     p.add_argument("--property", metavar="FILE.prp",
                    help="an SV-COMP property file (unreach-call, valid-memsafety, valid-memcleanup, no-overflow): "
                         "it decides the checks and the entry; with a task .yml, selects one of its properties")
@@ -65,6 +67,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    split_units(args)
     preflight(args.sarif, "--sarif", [args.file])
     preflight(args.witness, "--witness", [args.file])
     preflight(args.playback, "--playback", [args.file], directory=True)
@@ -78,6 +81,7 @@ def run(args) -> int:
     common = dict(bound=args.bound, timeout=args.timeout, unwind_loop=args.unwind_loop, minimize=args.minimize,
                   method=args.method, explain=args.explain, causes_inputs_only=args.causes_inputs_only,
                   explain_timeout=args.explain_timeout, include=args.include, define=parse_defines(args.define),
+                  units=args.unit or (),
                   hard_deadline=True, prove=args.prove)
     with Progress(enabled=not args.quiet) as progress:
         if task is not None:
@@ -155,7 +159,9 @@ def print_text(result, args, elapsed: float, analysis=None, program=None) -> Non
         print(counterexample_text(cex, args.full_trace))
         print()
         print(f"Replayed in the interpreter: {cex.replay.get('status')} ({cex.replay.get('interpreter')})")
-        print(f"Reproduce with: {reproduce_command(args.file, cex, args.data_model, args.entry)}")
+        again = reproduce_command(args.file, cex, args.data_model, args.entry, args.unit or (), args.include or (),
+                                  parse_defines(args.define))
+        print(f"Reproduce with: {again}")
         ms = analysis.minimize_stats if analysis else None
         if ms is not None:
             print(f"Minimized ({cex.minimized}): length {ms.length_before} -> {ms.length_after}, "

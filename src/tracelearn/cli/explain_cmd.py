@@ -7,7 +7,7 @@ import sys
 
 from ..analyses.error_language.driver import ExplainResult
 from ..api.explain import learn_file
-from ..api.options import add_alphabet_options, add_frontend_options, options_json
+from ..api.options import add_alphabet_options, add_frontend_options, options_json, split_units
 from ..errors import OptionError
 from ..report.automaton_doc import explain_document
 from ..report.html_report import automaton_dot, html_report
@@ -19,7 +19,8 @@ from .progress import Progress
 
 def add_parser(sub) -> None:
     p = sub.add_parser("explain", help="learn the automaton of all the ways an assertion fails")
-    p.add_argument("file", help="C source file")
+    p.add_argument("file", nargs="+", help="C source file; more C files or a compile_commands.json are linked with "
+                                          "it (as --unit)")
     add_alphabet_options(p)
     o = p.add_argument_group("output")
     o.add_argument("--json", action="store_true", help="print one JSON object")
@@ -40,6 +41,7 @@ def check_outputs(args, inputs: list[str]) -> None:
 
 
 def run(args) -> int:
+    split_units(args)
     check_outputs(args, [args.file])
     with Progress(enabled=not args.quiet) as progress:
         result, _ = learn_file(args, args.file, progress=progress.update)

@@ -59,7 +59,7 @@ def run(args) -> int:
                      strategy=args.strategy, max_decisions=args.max_decisions, seed=args.seed,
                      split_conditions=args.split_conditions, timeout=args.timeout, data_model=args.data_model,
                      include=args.include, define=dict(d.partition("=")[::2] for d in args.define or []),
-                     entry=args.entry, progress=progress.update)
+                     entry=args.entry, units=args.unit, progress=progress.update)
     res, doc = r.result, r.doc
     if args.dot and res.automaton is not None:
         write_output(args.dot, to_dot(res.automaton, name="decisions"), "--dot")

@@ -31,7 +31,7 @@ def run(args) -> int:
     o = doc["options"]
     ns = _Namespace(o)
     program = load_program(doc["file"], (o.get("data_model") or "LP64").upper(), o.get("include"),
-                           parse_defines(o.get("define")), entry=o.get("entry") or "main")
+                           parse_defines(o.get("define")), entry=o.get("entry") or "main", units=o.get("unit") or ())
     inst = instrument(program, explain_options(ns).alphabet)
     it = Interpreter(inst.program, InterpOptions(stdout=io.BytesIO(), stderr=io.BytesIO()))
     want = tuple(args.word.split(",")) if args.word else None

@@ -75,7 +75,7 @@ def _value(p: str):
 def run(args) -> int:
     checks = parse_checks(args.checks)
     program = load_program(args.file, args.data_model.upper(), args.include, parse_defines(args.define),
-                           entry=args.entry, checks=checks | DEFAULT_CHECKS)
+                           entry=args.entry, checks=checks | DEFAULT_CHECKS, units=args.unit or ())
     for w in program.warnings:
         print(f"warning: {w}", file=sys.stderr)
     sys.stdout.flush()

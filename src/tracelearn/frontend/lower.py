@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable, Sequence, TypeVar
 
 from pycparser import c_ast, c_generator
 
@@ -29,11 +29,13 @@ from .conversions import convert, fold, promote, same_repr
 from .lower_expr import ExprLowering
 from .lower_init import InitLowering
 from .lower_stmt import StmtLowering
+from .link import link_renames, unit_symbols
 from .lvalues import LVMem, LVReg
 from .parser import parse_text
 from .preprocess import display_name, preprocess, where_in_preprocessed
 from .scopes import FuncBinding, Scopes, VarBinding
 from .typebuilder import TypeBuilder
+from .units import resolve_units
 
 T = TypeVar("T")
 INIT_PROC = "__tl_init_globals"
@@ -81,6 +83,21 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
         self.init_ctx = FunctionContext(INIT_PROC, std.void, set())
         self._library_types: dict[str, FunctionType] | None = None
         self.ctx = self.init_ctx
+        self.renames: dict[str, str] = {}  # the unit's static names other units also use
+        self.inline_defs: set[str] = set()
+
+    def begin_unit(self, filename: str, renames: dict[str, str]) -> None:
+        """Start the next translation unit of a program: file scope (names, tags,
+        typedefs, pragmas) starts empty; external names carry over, as the linker
+        joins them."""
+        self.filename = filename
+        self.renames = renames
+        self.scopes = Scopes()
+        self.types = TypeBuilder(self.std, self.scopes, self.const_int, self.where, self.warn)
+
+    def link_name(self, name: str) -> str:
+        """The program-wide name of a file-scope identifier of this unit."""
+        return self.renames.get(name, name)
 
     # ------------------------------------------------------------ utilities
 
@@ -151,10 +168,19 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
     # ---------------------------------------------------------------- entry
 
     def lower(self, ast: c_ast.FileAST) -> None:
+        self.note_unit(ast)
+        self.lower_unit(ast)
+        self.finish_declarations()
+
+    def note_unit(self, ast: c_ast.FileAST) -> None:
+        """What every unit's lowering must know of ``ast`` beforehand: its function
+        definitions and the globals whose address it takes."""
         for ext in ast.ext:
             if isinstance(ext, c_ast.FuncDef):
                 self.defined.add(ext.decl.name)
         addr_taken_names(ast, self.addr_taken_global)
+
+    def lower_unit(self, ast: c_ast.FileAST) -> None:
         if self.annotations:
             self.loops_per_line = _loops_per_line(ast, self.filename)
         for ext in ast.ext:
@@ -166,6 +192,9 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
                                       f"{'' if a.column is None else f', column {a.column}'}"
                                       f"{f' of {a.function}' if a.function else ''} for the invariant {a.text!r} "
                                       f"(loops start at lines {lines})", a.origin)
+
+    def finish_declarations(self) -> None:
+        """Globals declared ``extern`` and defined nowhere hold unknown values."""
         for name in sorted(self.declared_only):
             g = self.globals[name]
             if isinstance(g.var.type, ArrayType) and g.var.type.length is None:
@@ -200,7 +229,7 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
     # --------------------------------------------------------------- globals
 
     def global_decl(self, node: c_ast.Decl) -> Variable:
-        name = node.name
+        name = self.link_name(node.name)
         t = self.types.build(node.type)
         extern = "extern" in (node.storage or [])
         if node.init is not None:
@@ -209,8 +238,8 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
             raise TracelearnError(f"variable '{name}' declared void", self.where(node))
         existing = self.globals.get(name)
         if existing is None:
-            in_mem = not t.is_scalar() or name in self.addr_taken_global
-            var = Variable(name, display_name(name), t, in_mem, self.loc(node))
+            in_mem = not t.is_scalar() or node.name in self.addr_taken_global
+            var = Variable(name, display_name(node.name), t, in_mem, self.loc(node))
             existing = GlobalVar(var)
             self.globals[name] = existing
             if extern and node.init is None:
@@ -221,7 +250,7 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
         if not extern or node.init is not None:
             self.declared_only.discard(name)
         if node.init is not None:
-            self.scopes.bind(name, VarBinding(var, "global"), file_scope=True)
+            self.scopes.bind(node.name, VarBinding(var, "global"), file_scope=True)
             self.define_global(existing, node)
         return var
 
@@ -268,9 +297,14 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
 
     def function(self, fd: c_ast.FuncDef) -> None:
         decl = fd.decl
-        name = decl.name
+        name = self.link_name(decl.name)
+        inline = "inline" in (decl.funcspec or []) and "static" not in (decl.storage or [])
         if name in self.procedures:
+            if inline and name in self.inline_defs:
+                return  # the same header's inline definition, in another unit
             raise TracelearnError(f"redefinition of function '{name}'", self.where(fd))
+        if inline:
+            self.inline_defs.add(name)
         if not isinstance(decl.type, c_ast.FuncDecl):
             raise UnsupportedError("function definition with a typedef'd function type", self.where(fd))
         knr = {d.name: d for d in (fd.param_decls or [])}
@@ -302,7 +336,7 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
             ftype = FunctionType(ftype.ret, prev.params, False, True)
             passing = list(prev.params)
         self.func_types[name] = ftype
-        self.scopes.bind(name, FuncBinding(name, ftype), file_scope=True)
+        self.scopes.bind(decl.name, FuncBinding(name, ftype), file_scope=True)
 
         addr = set()
         addr_taken_names(fd.body, addr)
@@ -408,7 +442,7 @@ DEFAULT_CHECKS = frozenset({"bounds", "div-by-zero"})
 
 
 def load_program(
-    path: str,
+    path: str | Sequence[str],
     data_model: str | DataModel = "LP64",
     include_dirs: list[str] | None = None,
     defines: dict[str, str] | None = None,
@@ -416,32 +450,56 @@ def load_program(
     checks: frozenset[str] = DEFAULT_CHECKS,
     use_system_cpp: bool = True,
     annotations: list[LoopAnnotation] | None = None,
+    units: Sequence[str] = (),
 ) -> Program:
-    """Preprocess, parse and lower a C file into an IR ``Program``; ``annotations``:
-    loop invariants to assert and assume at their loop heads (witness validation)."""
+    """Preprocess, parse and lower a C program into an IR ``Program``.
+
+    ``path``: a C file, or a compilation database (``compile_commands.json``);
+    ``units``: more files or databases, linked with it by name (frontend/link.py);
+    ``include_dirs``/``defines`` apply to every unit; ``annotations``: loop
+    invariants to assert and assume at their loop heads (witness validation)."""
     dm = data_model if isinstance(data_model, DataModel) else DataModel.named(data_model)
     std = StdTypes(dm)
-    pre = preprocess(path, dm, include_dirs, defines, use_system_cpp)
+    paths = ([path] if isinstance(path, str) else list(path)) + list(units)
+    sources = resolve_units(paths, include_dirs, defines)
+    if annotations and len(sources) > 1:
+        raise TracelearnError("loop invariants (a correctness witness) are for a program of one file",
+                              sources[0].file)
+    pres = [preprocess(u.file, dm, u.include_dirs, u.defines, use_system_cpp, u.pre_includes) for u in sources]
+
+    def parse(i: int) -> c_ast.FileAST:
+        try:
+            return parse_text(pres[i].text, sources[i].file)
+        except RecursionError:
+            raise UnsupportedError("expression nested too deeply", deepest_nesting(pres[i].text)) from None
 
     def front() -> tuple[Lowerer, Program]:
-        try:
-            ast = parse_text(pre.text, path)
-        except RecursionError:
-            raise UnsupportedError("expression nested too deeply", deepest_nesting(pre.text)) from None
+        asts = [parse(i) for i in range(len(sources))]
+        renames = link_renames([unit_symbols(a, u.file) for a, u in zip(asts, sources)])
         for a in annotations or []:
             if a.node is None:
                 a.node = parse_expression(a.text, a.origin)
-        low = lower_ast(ast, path, std, checks, annotations)
+        low = Lowerer(sources[0].file, std, checks, annotations)
+        for a in asts:
+            low.note_unit(a)
+        try:
+            for a, u, r in zip(asts, sources, renames):
+                low.begin_unit(u.file, r)
+                low.lower_unit(a)
+            low.finish_declarations()
+        except RecursionError:
+            raise UnsupportedError("expression nested too deeply", low.filename) from None
         return low, assemble(low, std, entry, checks)
 
     # pycparser and the lowering recurse once per nesting level (about 20 frames
     # per parenthesis): a thread with a big stack takes machine-written code too.
     low, program = run_with_big_stack(front)
-    program.warnings = pre.warnings + low.warnings
-    try:
-        program.sources[path] = Path(path).read_text(errors="replace").splitlines()
-    except OSError:
-        pass
+    program.warnings = [w for p in pres for w in p.warnings] + low.warnings
+    for u in sources:
+        try:
+            program.sources[u.file] = Path(u.file).read_text(errors="replace").splitlines()
+        except OSError:
+            pass
     return program
 
 

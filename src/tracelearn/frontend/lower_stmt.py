@@ -330,7 +330,7 @@ class StmtLowering:
     def declare_function(self, node: c_ast.Decl, file_scope: bool) -> FuncBinding:
         ft = self.types.build(node.type)
         assert isinstance(ft, FunctionType)
-        name = node.name
+        name = self.link_name(node.name)
         old = self.func_types.get(name)
         if old is not None and old.prototyped and not ft.prototyped:
             ft = old  # keep the prototype: `int f();` after `int f(int)`
@@ -338,9 +338,9 @@ class StmtLowering:
         if is_library_file(self.loc(node).file):
             self.library_decls.add(name)
         b = FuncBinding(name, ft)
-        self.scopes.bind(name, b, file_scope=True)
+        self.scopes.bind(node.name, b, file_scope=True)
         if not file_scope:
-            self.scopes.bind(name, b)
+            self.scopes.bind(node.name, b)
         return b
 
 

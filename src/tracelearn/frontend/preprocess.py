@@ -91,6 +91,7 @@ def preprocess(
     include_dirs: list[str] | None = None,
     defines: dict[str, str] | None = None,
     use_system_cpp: bool = True,
+    pre_includes: list[str] | None = None,
 ) -> Preprocessed:
     source = Path(path)
     if not source.is_file():
@@ -101,9 +102,9 @@ def preprocess(
     dirs = [str(INCLUDE_DIR)] + list(include_dirs or [])
     cpp = find_cpp() if use_system_cpp else None
     if cpp:
-        text, tool = _run_cpp(cpp, source, macros, dirs), Path(cpp).name
+        text, tool = _run_cpp(cpp, source, macros, dirs, pre_includes or []), Path(cpp).name
     else:
-        text, tool = _run_pcpp(source, macros, dirs), "pcpp"
+        text, tool = _run_pcpp(source, macros, dirs, pre_includes or []), "pcpp"
     text, renamed = rename_dollars(text)
     text = strip_asm_labels(text)
     text = strip_attributes(text)
@@ -152,7 +153,7 @@ def where_in_preprocessed(text: str, offset: int) -> str:
 SOURCE_ENCODING = "latin-1"
 
 
-def _run_cpp(cpp: str, source: Path, macros: dict[str, str], dirs: list[str]) -> str:
+def _run_cpp(cpp: str, source: Path, macros: dict[str, str], dirs: list[str], pre: list[str]) -> str:
     args = [cpp, "-E", "-undef", "-nostdinc", "-std=gnu11"]
     if Path(cpp).name in ("gcc", "clang"):
         args += ["-x", "c"]
@@ -160,6 +161,8 @@ def _run_cpp(cpp: str, source: Path, macros: dict[str, str], dirs: list[str]) ->
         args += ["-I", d]
     for k, v in macros.items():
         args.append(f"-D{k}={v}")
+    for f in pre:
+        args += ["-include", f]
     args.append(str(source))
     # Sources are bytes: latin-1 maps each byte to one character and back, so a
     # literal's non-UTF-8 bytes reach the program unchanged (as gcc keeps them).
@@ -177,7 +180,7 @@ def _first_cpp_error(stderr: str, source: Path) -> str:
     return f"{source}: preprocessor failed: {stderr.strip().splitlines()[-1] if stderr.strip() else 'unknown error'}"
 
 
-def _run_pcpp(source: Path, macros: dict[str, str], dirs: list[str]) -> str:
+def _run_pcpp(source: Path, macros: dict[str, str], dirs: list[str], pre: list[str]) -> str:
     from pcpp import Preprocessor  # optional path: only when no system cpp exists
 
     errors: list[str] = []
@@ -193,7 +196,8 @@ def _run_pcpp(source: Path, macros: dict[str, str], dirs: list[str]) -> str:
         pp.add_path(d)
     for k, v in macros.items():
         pp.define(f"{k} {v}")
-    pp.parse(source.read_text(encoding=SOURCE_ENCODING), str(source))
+    first = "".join(f'#include "{f}"\n' for f in pre)
+    pp.parse(first + source.read_text(encoding=SOURCE_ENCODING), str(source))
     out = io.StringIO()
     pp.write(out)
     if errors:

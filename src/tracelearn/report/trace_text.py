@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import shlex
+from typing import Iterable
 
 from ..semantics.traces import Counterexample
 
@@ -57,10 +58,18 @@ def input_text(v) -> str:
     return str(v)
 
 
-def reproduce_command(file: str, cex: Counterexample, data_model: str = "LP64", entry: str = "main") -> str:
+def reproduce_command(file: str, cex: Counterexample, data_model: str = "LP64", entry: str = "main",
+                      units: Iterable[str] = (), include: Iterable[str] = (),
+                      define: dict[str, str] | None = None) -> str:
     """A `tracelearn run` command that runs the counterexample's inputs, every one of
     them (argv and stdin reads too) in the order the model checker drew them."""
     words = ["tracelearn", "run", file, "--all-inputs"]
+    for u in units:
+        words += ["--unit", u]
+    for d in include:
+        words.append(f"-I{d}")
+    for k, v in (define or {}).items():
+        words.append(f"-D{k}={v}")
     if cex.input_values:
         words += ["--inputs", ",".join(input_text(v) for v in cex.input_values)]
     if data_model.upper() != "LP64":
