@@ -9,6 +9,7 @@ program's exact (bit-precise) semantics. A program outside the encoding (see
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from dataclasses import dataclass, field
@@ -82,8 +83,19 @@ class HornProof:
         if early is not None:
             self._result = early
             return
+        # z3's reference counts are not thread-safe: a cyclic garbage collection on one
+        # thread frees z3 terms that another thread's context is using (a rare
+        # segmentation fault, seen once in six runs of tests/test_proofs.py). Only
+        # reference counting runs while the proof does; collection resumes after.
+        self._gc_was_enabled = gc.isenabled()
+        gc.disable()
         self._thread = threading.Thread(target=self._work, name="tracelearn-chc", daemon=True)
         self._thread.start()
+
+    def _resume_gc(self) -> None:
+        if self._gc_was_enabled and self._thread is not None and not self._thread.is_alive():
+            self._gc_was_enabled = False
+            gc.enable()
 
     def _work(self) -> None:
         assert self.run is not None
@@ -112,11 +124,13 @@ class HornProof:
         while self._thread.is_alive():  # again and again: an interrupt before the query starts is lost
             self.run.interrupt()
             self._thread.join(0.05)
+        self._resume_gc()
 
     def result(self, wait: bool = True) -> ProofResult | None:
         if wait and self._thread is not None:
             while self._thread.is_alive():
                 self._thread.join(0.05)
+            self._resume_gc()
         return self._result
 
 
