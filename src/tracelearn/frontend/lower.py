@@ -39,6 +39,7 @@ from .units import resolve_units
 
 T = TypeVar("T")
 INIT_PROC = "__tl_init_globals"
+VA_PARAM = "__tl_va"
 MODELS_C = Path(__file__).parent / "libc" / "models.c"
 
 
@@ -324,11 +325,12 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
                     if not isinstance(self.types.build(p.type), VoidType):
                         raise UnsupportedError("unnamed parameter in a function definition", self.where(p))
                 elif isinstance(p, c_ast.EllipsisParam):
-                    raise UnsupportedError(f"unsupported construct: variadic function definition '{name}'", self.where(p))
+                    pass  # the extra arguments arrive in a block: see va_block
         declared = [self.types.adjust_param(self.types.build(p.type)) for p in param_nodes]
         prototyped = ftype.prototyped and not knr and not any(isinstance(p, c_ast.ID) for p in (decl.type.args.params if decl.type.args else []))
         passing = declared if prototyped else [self.passing_type(t) for t in declared]
-        ftype = FunctionType(ftype.ret, tuple(passing), False, prototyped or not param_nodes)
+        variadic = ftype.variadic
+        ftype = FunctionType(ftype.ret, tuple(passing), variadic, prototyped or not param_nodes)
         if isinstance(ftype.ret, (ArrayType,)):
             raise TracelearnError("function returning an array", self.where(fd))
         prev = self.func_types.get(name)
@@ -363,6 +365,12 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
             lv = self.var_lvalue(var, "local")
             value = Reg(preg.name, pt, "local")
             self.write(lv, convert(self.std, value, t) if t.is_scalar() else value, p)
+        if variadic:
+            # The callers' extra arguments: a pointer to their block, which stdarg.h's
+            # va_start takes (the name cannot clash: C reserves names with __).
+            va = Variable(ctx.unique(VA_PARAM), "...", self.std.ptr(self.std.char), False, loc, is_param=True)
+            ctx.params.append(va)
+            self.scopes.bind(VA_PARAM, VarBinding(va, "local"))
         self.stmt(fd.body)
         end = self.loc(fd.body)
         if fd.body.coord is not None:

@@ -875,6 +875,10 @@ class ExprLowering:
         if target is not None and any(has_side_effects(a) for a in args):
             target = self.materialize(target, node, "fp")
         argv = self.call_args(ftype, args, node, name)
+        if ftype.variadic and ftype.prototyped and name not in self.library_decls and \
+                (name is None or name not in self.library_types()):
+            n = len(ftype.params)
+            argv = argv[:n] + [self.va_block(argv[n:], node)]
         ret = ftype.ret
         lhs = None
         if want and not isinstance(ret, VoidType):
@@ -909,6 +913,22 @@ class ExprLowering:
             self.warn(f"{self.where(node)}: call to '{name}' with {len(out)} argument(s), its definition takes {n}")
         return out
 
+    def va_block(self, extras: list[Expr], node: c_ast.Node) -> Expr:
+        """The extra arguments of a call to a variadic function of the program, stored
+        in 8-byte slots (x86-64's stack layout) of a block whose address is passed in
+        their place; stdarg.h's ``va_arg`` walks it. The library's variadic functions
+        (printf, ...) take their arguments as they are."""
+        loc = self.loc(node)
+        sizes = [-(-max(e.type.size, 1) // 8) * 8 for e in extras]
+        block_t = ArrayType(self.std.char, max(8, sum(sizes)))
+        block = self.new_local(self.ctx.unique("__va"), "...", block_t, True, loc)
+        base = AddrOf(block.name, self.std.ptr(block_t), "local")
+        off = 0
+        for e, size in zip(extras, sizes):
+            self.write(LVMem(self.byte_offset(base, off, e.type), e.type, "..."), e, node)
+            off += size
+        return retype_pointer(base, self.std.ptr(self.std.char))
+
     def default_promote(self, v: Expr) -> Expr:
         t = v.type
         if isinstance(t, FloatType) and t.width == 32:
@@ -920,11 +940,19 @@ class ExprLowering:
     def implicit_declaration(self, name: str, node: c_ast.Node) -> FuncBinding:
         if name.startswith("__builtin_"):
             known = self.library_types().get(name)
+            target = name
             if known is None:
-                raise UnsupportedError(f"unsupported construct: GCC builtin '{name}'", self.where(node))
-            b = FuncBinding(name, known)
+                # __builtin_memcpy, __builtin_strlen, ...: the library function itself,
+                # as gcc calls it when it does not expand the builtin inline.
+                target = name[len("__builtin_"):]
+                declared = self.scopes.lookup(target)
+                known = declared.type if isinstance(declared, FuncBinding) and not declared.implicit else \
+                    self.library_types().get(target)
+                if known is None:
+                    raise UnsupportedError(f"unsupported construct: GCC builtin '{name}'", self.where(node))
+            b = FuncBinding(target, known)
             self.scopes.bind(name, b, file_scope=True)
-            self.func_types.setdefault(name, known)
+            self.func_types.setdefault(target, known)
             return b
         ft = FunctionType(self.std.int, (), False, False)
         self.warn(f"{self.where(node)}: implicit declaration of function '{name}'")

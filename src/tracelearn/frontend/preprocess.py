@@ -1,9 +1,12 @@
 """C preprocessing: the system preprocessor when present, pcpp otherwise.
 
 tracelearn ships its own small libc headers (``include/``): they declare what the
-engines model and nothing else, and they parse with pycparser (glibc's headers
-are full of GNU extensions it cannot read). GNU syntax that programs use directly
-(``__attribute__``, ``__extension__``, ...) is defined away.
+engines model, in plain C. They come first; a header they do not have (``sys/stat.h``,
+``libgen.h``, ...) comes from the host's own include directories, searched last
+(``-idirafter``), as gcc would find it. The preprocessor says it is GCC 4.2.1 (what
+clang says too): real code and glibc's headers then take their GNU paths, and
+only GNU C that old. GNU syntax pycparser cannot read and that does not change a
+program's meaning (``__attribute__``, ``__extension__``, asm labels, ...) is removed.
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ GNU_DEFINES = {
     "__FUNCTION__": '"function"',
     "__func__": '"function"',
     "__TRACELEARN__": "1",
+    "__GNUC__": "4",
+    "__GNUC_MINOR__": "2",
+    "__GNUC_PATCHLEVEL__": "1",
     "__STDC_HOSTED__": "1",
     "__CHAR_BIT__": "8",
     "__SIZEOF_INT__": "4",
@@ -77,6 +83,26 @@ class Preprocessed:
     warnings: list[str] = field(default_factory=list)
 
 
+def host_include_dirs(cpp: str) -> list[str]:
+    """The host compiler's own ``#include <...>`` search list (empty if it has none)."""
+    args = [cpp, "-E", "-Wp,-v", "-x", "c", "-"] if Path(cpp).name != "cpp" else [cpp, "-v", "-x", "c", "-"]
+    try:
+        proc = subprocess.run(args, input="", capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    dirs, inside = [], False
+    for line in proc.stderr.splitlines():
+        if line.startswith("#include <...> search starts here"):
+            inside = True
+        elif line.startswith("End of search list"):
+            break
+        elif inside and line.startswith(" "):
+            d = line.strip().removesuffix(" (framework directory)")
+            if Path(d).is_dir():
+                dirs.append(d)
+    return dirs
+
+
 def find_cpp() -> str | None:
     for name in ("cpp", "gcc", "clang"):
         path = shutil.which(name)
@@ -102,7 +128,8 @@ def preprocess(
     dirs = [str(INCLUDE_DIR)] + list(include_dirs or [])
     cpp = find_cpp() if use_system_cpp else None
     if cpp:
-        text, tool = _run_cpp(cpp, source, macros, dirs, pre_includes or []), Path(cpp).name
+        after = host_include_dirs(cpp)
+        text, tool = _run_cpp(cpp, source, macros, dirs, pre_includes or [], after), Path(cpp).name
     else:
         text, tool = _run_pcpp(source, macros, dirs, pre_includes or []), "pcpp"
     text, renamed = rename_dollars(text)
@@ -153,12 +180,15 @@ def where_in_preprocessed(text: str, offset: int) -> str:
 SOURCE_ENCODING = "latin-1"
 
 
-def _run_cpp(cpp: str, source: Path, macros: dict[str, str], dirs: list[str], pre: list[str]) -> str:
+def _run_cpp(cpp: str, source: Path, macros: dict[str, str], dirs: list[str], pre: list[str],
+             after: list[str]) -> str:
     args = [cpp, "-E", "-undef", "-nostdinc", "-std=gnu11"]
     if Path(cpp).name in ("gcc", "clang"):
         args += ["-x", "c"]
     for d in dirs:
         args += ["-I", d]
+    for d in after:
+        args += ["-idirafter", d]
     for k, v in macros.items():
         args.append(f"-D{k}={v}")
     for f in pre:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 import re
+import struct
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Callable
 
 from ..ir.program import Call, SourceLoc
@@ -74,6 +76,29 @@ class NativeLibrary:
         long_bits = self.it.dm.long_width
         return format_printf(fmt, args, lambda a, n: mem.read_cstring(a, n if n is not None else 1 << 20), long_bits)
 
+    def va_args(self, va: int) -> "VaSlots":
+        return VaSlots(self, va)
+
+    def vprintf(self, a: list, c: Call):
+        return self.emit(STDOUT, self.fmt(a[0], self.va_args(a[1])))
+
+    def vfprintf(self, a: list, c: Call):
+        return self.emit(a[0], self.fmt(a[1], self.va_args(a[2])))
+
+    def vsprintf(self, a: list, c: Call):
+        return self.store(a[0], None, self.fmt(a[1], self.va_args(a[2])))
+
+    def vsnprintf(self, a: list, c: Call):
+        return self.store(a[0], a[1], self.fmt(a[2], self.va_args(a[3])))
+
+    def store(self, buf: int, n: int | None, data: bytes) -> int:
+        """sprintf's (``n`` None) and snprintf's output into ``buf``."""
+        if n is None:
+            self.it.mem.write_bytes(buf, data + b"\0")
+        elif n > 0:
+            self.it.mem.write_bytes(buf, data[: n - 1] + b"\0")
+        return len(data)
+
     def printf(self, a: list, c: Call):
         return self.emit(STDOUT, self.fmt(a[0], a[1:]))
 
@@ -81,16 +106,10 @@ class NativeLibrary:
         return self.emit(a[0], self.fmt(a[1], a[2:]))
 
     def sprintf(self, a: list, c: Call):
-        data = self.fmt(a[1], a[2:])
-        self.it.mem.write_bytes(a[0], data + b"\0")
-        return len(data)
+        return self.store(a[0], None, self.fmt(a[1], a[2:]))
 
     def snprintf(self, a: list, c: Call):
-        data = self.fmt(a[2], a[3:])
-        n = a[1]
-        if n > 0:
-            self.it.mem.write_bytes(a[0], data[: n - 1] + b"\0")
-        return len(data)
+        return self.store(a[0], a[1], self.fmt(a[2], a[3:]))
 
     def zero(self, a: list, c: Call):
         return 0
@@ -317,3 +336,23 @@ class NativeLibrary:
         except (ValueError, OverflowError):
             return math.nan
 
+
+class VaSlot(int):
+    """One 8-byte slot of a va_list block (frontend/include/stdarg.h): an integer,
+    or the double stored there when the format converts a floating value."""
+
+    def __float__(self) -> float:
+        return struct.unpack("<d", (int(self) & (1 << 64) - 1).to_bytes(8, "little"))[0]
+
+
+class VaSlots(Sequence):
+    """The arguments a va_list points at, read slot by slot as the format takes them."""
+
+    def __init__(self, lib: NativeLibrary, addr: int) -> None:
+        self.lib, self.addr = lib, addr
+
+    def __len__(self) -> int:
+        return 1 << 20  # unknown: reading past the block is the program's memory error
+
+    def __getitem__(self, i):  # noqa: ANN001 - Sequence's signature
+        return VaSlot(int.from_bytes(self.lib.it.mem.read_bytes(self.addr + 8 * i, 8), "little"))

@@ -68,7 +68,8 @@ class SymLibrary:
     def output(name: str):
         """printf and friends: an ``output`` step with the printed values; the result
         is unconstrained (a count), except write's, which is its byte count."""
-        fmt_i = {"printf": 0, "fprintf": 1, "sprintf": 1, "snprintf": 2}.get(name)
+        fmt_i = {"printf": 0, "fprintf": 1, "sprintf": 1, "snprintf": 2,
+                 "vprintf": 0, "vfprintf": 1, "vsprintf": 1, "vsnprintf": 2}.get(name)
 
         def model(lib: "SymLibrary", st: State, args: list[SVal], call: Call):
             sx = lib.sx
@@ -76,7 +77,7 @@ class SymLibrary:
             rest = args[fmt_i + 1:] if fmt_i is not None else args
             sx.step(Step("output", st.guard, call.loc, sx.fn, lhs=name, message=(fmt or b"").decode("latin-1"),
                          args=[a.term for a in rest]))
-            if name in ("sprintf", "snprintf"):
+            if name in ("sprintf", "snprintf", "vsprintf", "vsnprintf"):
                 return lib.cut(st, f"{call.loc}: {name} output buffer is not modelled")
             if name == "write" and len(args) == 3:
                 return st, args[2]

@@ -2,6 +2,9 @@
 #define __TL_UNISTD_H
 #include <stddef.h>
 typedef __TL_PTRDIFF_T ssize_t;
+#define STDIN_FILENO 0
+#define STDOUT_FILENO 1
+#define STDERR_FILENO 2
 ssize_t read(int fd, void *buf, size_t count);
 ssize_t write(int fd, const void *buf, size_t count);
 #endif
