@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -53,7 +52,7 @@ def test_verdicts_across_units(limit, verdict):
 @pytest.mark.parametrize("limit", [3, 4])
 def test_run_agrees_with_gcc(tmp_path, capsys, limit):
     exe = tmp_path / "a.out"
-    subprocess.run(["gcc", f"-DSCALE=3", f"-DLIMIT={limit}", "-o", str(exe), MAIN, GEOMETRY], check=True)
+    subprocess.run(["gcc", "-DSCALE=3", f"-DLIMIT={limit}", "-o", str(exe), MAIN, GEOMETRY], check=True)
     want = subprocess.run([str(exe)], capture_output=True).returncode
     code, _, err = cli(["run", MAIN, "--unit", GEOMETRY, "-DSCALE=3", f"-DLIMIT={limit}"], capsys)
     assert (want == 0) == (code == 0), err

@@ -68,7 +68,7 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
         self.warnings: list[str] = []
         self.library_decls: set[str] = set()  # functions declared by a bundled header
         self.implicit: set[str] = set()  # functions called without a declaration
-        self.types = TypeBuilder(std, self.scopes, self.const_int, self.where, self.warn)
+        self.types = TypeBuilder(std, self.scopes, self.const_int, self.where, self.warn, self.typeof)
         self.gen = c_generator.CGenerator()
         self.globals: dict[str, GlobalVar] = {}
         self.declared_only: set[str] = set()
@@ -94,7 +94,7 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
         self.filename = filename
         self.renames = renames
         self.scopes = Scopes()
-        self.types = TypeBuilder(self.std, self.scopes, self.const_int, self.where, self.warn)
+        self.types = TypeBuilder(self.std, self.scopes, self.const_int, self.where, self.warn, self.typeof)
 
     def link_name(self, name: str) -> str:
         """The program-wide name of a file-scope identifier of this unit."""
@@ -129,6 +129,15 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
             return fn()
         finally:
             self.ctx.restore(snap)
+
+    def typeof(self, node: c_ast.Node) -> CType:
+        """GNU C's ``typeof(e)``: the type of ``e``, not evaluated; an array or a
+        function stays one (no decay)."""
+        from .lower_expr import LVALUE_NODES
+
+        if isinstance(node, LVALUE_NODES) or (isinstance(node, c_ast.UnaryOp) and node.op == "*"):
+            return self.unevaluated(lambda: self.lvalue(node).type)
+        return self.unevaluated(lambda: self.rvalue(node).type)
 
     def const_int(self, node: c_ast.Node) -> int:
         def value() -> Const | None:

@@ -5,12 +5,24 @@ from __future__ import annotations
 
 import re
 
-from pycparser import c_ast, c_parser
+from pycparser import c_ast, c_lexer, c_parser
 
 from ..errors import ParseError
 
 
+class _Lexer(c_lexer.CLexer):
+    """GNU C's ``typeof`` spellings (C23's keyword, without C23's others: ``bool``
+    and ``true`` stay the identifiers older programs define)."""
+
+    def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003 - pycparser's signature
+        super().__init__(*args, **kwargs)
+        self._keyword_map.update({"typeof": "TYPEOF", "__typeof__": "TYPEOF", "__typeof": "TYPEOF"})
+
+
 class _Parser(c_parser.CParser):
+    def __init__(self) -> None:
+        super().__init__(lexer=_Lexer)
+
     def _parse_error(self, msg, coord):  # noqa: ANN001 - pycparser's signature
         # Some of pycparser's errors name only the file: point at the next token.
         if not hasattr(coord, "line"):

@@ -32,8 +32,10 @@ class TypeBuilder:
         const_int: Callable[[c_ast.Node], int],
         where: Callable[[c_ast.Node], str],
         warn: Callable[[str], None],
+        expr_type: Callable[[c_ast.Node], CType] | None = None,
     ) -> None:
         self.std = std
+        self.expr_type = expr_type  # type of an expression, not evaluated (typeof)
         self.scopes = scopes
         self.const_int = const_int
         self.where = where
@@ -92,7 +94,7 @@ class TypeBuilder:
             return ArrayType(elem, n)
         if isinstance(node, c_ast.FuncDecl):
             return self.function_type(node)
-        if isinstance(node, (c_ast.Struct, c_ast.Union, c_ast.Enum, c_ast.IdentifierType)):
+        if isinstance(node, (c_ast.Struct, c_ast.Union, c_ast.Enum, c_ast.IdentifierType, c_ast.TypeOf)):
             return self.base_type(node)
         raise self.unsupported(type(node).__name__, node)
 
@@ -135,6 +137,12 @@ class TypeBuilder:
         if isinstance(node, c_ast.Enum):
             self.enum_type(node)
             return self.std.int
+        if isinstance(node, c_ast.TypeOf):
+            if isinstance(node.expr, c_ast.Typename):
+                return self.build(node.expr)
+            if self.expr_type is None:
+                raise self.unsupported("typeof of an expression here", node)
+            return self.expr_type(node.expr)
         raise self.unsupported(type(node).__name__, node)
 
     def named_type(self, names: list[str], node: c_ast.Node) -> CType:

@@ -1,0 +1,126 @@
+"""The C real programs are written in: GNU C as gcc accepts it, the host's system
+headers where tracelearn bundles none, and variadic functions of the program."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+import tracelearn
+from tracelearn.cli.main import main
+from tracelearn.frontend.lower import load_program
+from tracelearn.frontend.preprocess import find_cpp, host_include_dirs
+
+from conftest import C_DIR
+
+VARARGS, VFORMAT = str(C_DIR / "link" / "varargs.c"), str(C_DIR / "link" / "vformat.c")
+HOST = find_cpp() is not None and bool(host_include_dirs(find_cpp()))
+
+
+def cli(args: list[str], capsys) -> tuple[int, str, str]:
+    try:
+        code = main(args)
+    except SystemExit as e:
+        code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write(tmp_path, name: str, text: str) -> str:
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def test_variadic_functions_of_the_program_both_engines(capsys):
+    # va_arg of promoted chars and shorts, doubles, a struct, a pointer, long long; va_copy
+    code, _, err = cli(["run", VARARGS, "--inputs", "1"], capsys)
+    assert code == 0, err
+    doc = tracelearn.check(VARARGS, timeout=60.0)
+    assert doc["verdict"] == "false"
+    cex = doc["counterexample"]
+    assert cex["property"].endswith("varargs.c:35:5") and cex["replay"]["status"] == "confirmed"
+    x = [i["value"] for i in cex["inputs"] if "nondet_int" in i["origin"]]
+    assert x == [6]  # sum(2, x, 1) == 7
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_vprintf_family_prints_what_gcc_prints(tmp_path, capfd):
+    exe = tmp_path / "a.out"
+    subprocess.run(["gcc", "-o", str(exe), VFORMAT], check=True)
+    want = subprocess.run([str(exe)], capture_output=True)
+    assert main(["run", VFORMAT]) == want.returncode == 0
+    out, err = capfd.readouterr()
+    assert out.encode() == want.stdout and err.encode() == want.stderr
+
+
+def test_vsnprintf_is_unknown_to_the_model_checker_never_wrong():
+    doc = tracelearn.check(VFORMAT, timeout=60.0)
+    assert doc["verdict"] == "unknown" and "vsnprintf output buffer is not modelled" in doc["reason"]
+
+
+def test_gnuc_is_defined_and_gnu_syntax_is_read(tmp_path):
+    f = write(tmp_path, "g.c", """#include <assert.h>
+#if !defined(__GNUC__) || __GNUC__ != 4 || __GNUC_MINOR__ != 2
+#error not GNU C 4.2
+#endif
+#ifdef __GNUC__
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#endif
+static int logf_(const char *fmt, ...) PRINTF_LIKE(1, 2);
+static int logf_(const char *fmt, ...) { return fmt[0]; }
+__extension__ typedef unsigned long long u64;
+static inline int __attribute__((always_inline)) add(int a, int __restrict b) { return a + b; }
+int main(void) {
+    char s[4], t[4] = "xyz";
+    __builtin_memcpy(s, t, 4);
+    assert(__builtin_strlen(s) == 3 && __builtin_expect(add(1, 2), 3) == 3);
+    assert(logf_("%d", 1) == '%');
+    u64 v = 1; assert(__builtin_popcountll(v << 40) == 1);
+    return 0;
+}
+""")
+    assert tracelearn.check(f, timeout=60.0)["verdict"] == "true"
+
+
+def test_unknown_builtin_is_refused_with_its_place(tmp_path, capsys):
+    f = write(tmp_path, "b.c", "int main(void) { return __builtin_no_such_thing(1); }\n")
+    code, _, err = cli(["check", f], capsys)
+    assert code != 0 and f"{f}:1:25: unsupported construct: GCC builtin '__builtin_no_such_thing'" in err
+
+
+@pytest.mark.skipif(not HOST, reason="needs a host preprocessor with system headers")
+def test_host_headers_fill_in_what_is_not_bundled(tmp_path):
+    f = write(tmp_path, "h.c", """#include <sys/types.h>
+#include <sys/stat.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <assert.h>
+int main(void) {
+    struct stat st;
+    off_t o = 3;
+    mode_t m = S_IFDIR;
+    assert(sizeof(st.st_size) == 8 && o == 3 && S_ISDIR(m));
+    return 0;
+}
+""")
+    p = load_program(f)
+    assert "main" in p.procedures
+    assert tracelearn.check(f, timeout=60.0)["verdict"] == "true"
+
+
+def test_typeof_and_statement_expressions():
+    # typeof of a type, of an array (no decay), of x++ (not evaluated); MIN as glibc
+    # and jq write it: a statement expression evaluating each argument once
+    doc = tracelearn.check(str(C_DIR / "link" / "typeof.c"), timeout=60.0)
+    assert doc["verdict"] == "false"
+    cex = doc["counterexample"]
+    assert cex["property"].endswith("typeof.c:13:5") and cex["replay"]["status"] == "confirmed"
+
+
+def test_bool_and_true_stay_identifiers_of_older_programs(tmp_path):
+    f = write(tmp_path, "b.c", "#include <assert.h>\ntypedef int bool;\nint main(void) { bool true = 1; "
+                                "assert(true); return 0; }\n")
+    assert tracelearn.check(f, timeout=30.0)["verdict"] == "true"
