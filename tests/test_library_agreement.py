@@ -11,9 +11,11 @@ import pytest
 
 import tracelearn
 
-HEAD = "#include <stdio.h>\n#include <math.h>\n#include <unistd.h>\n#include <stdlib.h>\n#include <assert.h>\n"
+HEAD = ("#include <stdio.h>\n#include <math.h>\n#include <unistd.h>\n#include <stdlib.h>\n#include <assert.h>\n"
+        "#include <string.h>\n")
 
-# name: (a failing assertion over the model's result, a property that always holds)
+# name: (a failing assertion over the model's result, a property that always holds[,
+# the bound: 2 unless the model's C body loops further])
 MODELS = {
     "getchar": ("int c = getchar(); assert(c != 'x');", "int c = getchar(); assert(c >= -1 && c <= 255);"),
     "getc": ("int c = getc(stdin); assert(c != 7);", "int c = getc(stdin); assert(c <= 255);"),
@@ -26,6 +28,14 @@ MODELS = {
                   'unsigned u = 0; fscanf(stdin, "%hhu", (unsigned char *)&u); assert(u <= 255);'),
     "fgets": ('char b[6]; if (fgets(b, 6, stdin)) assert(b[1] != \'z\');', 'char b[6]; if (fgets(b, 6, stdin)) assert(b[5] == 0);'),
     "read": ('char b[4] = {0}; ssize_t n = read(0, b, 4); assert(!(n == 2 && b[1] == 9));', 'char b[4]; ssize_t n = read(0, b, 4); assert(n <= 4);'),
+    # the environment (outside `tracelearn run`: inputs)
+    "isatty": ("assert(isatty(1) != 1);", "int t = isatty(0); assert(t == 0 || t == 1);"),
+    "feof": ("assert(!feof(stdin));", "int e = feof(stdin); assert(e == 0 || e == 1);"),
+    "getuid": ("assert(getuid() != 1000);", "unsigned u = getuid(); assert(u <= 4294967295u);"),
+    "__tl_getenv": ('char *h = getenv("HOME"); if (h) assert(h[0] != \'/\');',
+                    'char *h = getenv("HOME"); assert(getenv("HOME") == h); if (h) assert(strlen(h) <= 15);', 20),
+    "__tl_realpath": ('char *r = realpath("/tmp", 0); assert(r == 0);',
+                      'char b[64]; char *r = realpath("x/y", b); assert(r == 0 || (r == b && b[0] == \'x\'));', 8),
     # (z3's square root is slow on ranges: one point each way)
     "sqrt": ("double x = __VERIFIER_nondet_double(); if (x == 9.0) assert(sqrt(x) != 3.0);",
              "double x = __VERIFIER_nondet_double(); if (x == 16.0) assert(sqrt(x) == 4.0);"),
@@ -50,11 +60,12 @@ def _file(tmp_path, body: str) -> str:
 
 @pytest.mark.parametrize("name", list(MODELS))
 def test_model_checker_and_interpreter_agree(tmp_path, name):
-    failing, holding = MODELS[name]
-    doc = tracelearn.check(_file(tmp_path, failing), bound=2, timeout=60, checks="assertion")
+    failing, holding, *more = MODELS[name]
+    bound = more[0] if more else 2
+    doc = tracelearn.check(_file(tmp_path, failing), bound=bound, timeout=60, checks="assertion")
     assert doc["verdict"] == "false", (name, doc["reason"])
     assert doc["counterexample"]["replay"]["status"] == "confirmed", (name, doc["counterexample"]["replay"])
-    doc = tracelearn.check(_file(tmp_path, holding), bound=2, timeout=60, checks="assertion")
+    doc = tracelearn.check(_file(tmp_path, holding), bound=bound, timeout=60, checks="assertion")
     assert doc["verdict"] == "true", (name, doc["verdict"], doc["reason"])
 
 

@@ -85,6 +85,7 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
         self._library_types: dict[str, FunctionType] | None = None
         self.ctx = self.init_ctx
         self.renames: dict[str, str] = {}  # the unit's static names other units also use
+        self.string_prefix = "__str"
         self.inline_defs: set[str] = set()
 
     def begin_unit(self, filename: str, renames: dict[str, str]) -> None:
@@ -152,7 +153,7 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
     def library_types(self) -> dict[str, FunctionType]:
         """Prototypes of the C-modelled library (and GCC builtins) in models.c."""
         if self._library_types is None:
-            self._library_types = {n: p.type for n, p in _models(self.std, frozenset()).items()}
+            self._library_types = {n: p.type for n, p in _models(self.std, frozenset()).procedures.items()}
         return self._library_types
 
     def new_local(self, name: str, display: str, t: CType, in_mem: bool, loc: SourceLoc) -> Variable:
@@ -162,7 +163,7 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
 
     def intern_string(self, data: bytes, node: c_ast.Node) -> str:
         if data not in self.strings:
-            name = f"__str{len(self.strings)}"
+            name = f"{self.string_prefix}{len(self.strings)}"
             t = ArrayType(self.std.char, len(data) + 1)
             shown = data.decode("utf-8", "replace")
             var = Variable(name, repr(shown), t, True, self.loc(node))
@@ -555,19 +556,45 @@ def link_models(procedures: dict[str, Procedure], low: Lowerer, std: StdTypes, c
         return
     models = _models(std, checks)
     while True:
-        add = {n for n in needed if n in models and n not in procedures}
+        add = {n for n in needed if n in models.procedures and n not in procedures}
         if not add:
             break
         for n in add:
-            procedures[n] = models[n]
+            procedures[n] = models.procedures[n]
+            # with the model's own objects: its static locals, string literals, errno
+            for g in sorted(globals_used(procedures[n])):
+                if g not in low.globals and g in models.globals:
+                    low.globals[g] = models.globals[g]
         needed = {n for n in called_names(procedures) if n not in procedures}
 
 
-def _models(std: StdTypes, checks: frozenset[str]) -> dict[str, Procedure]:
+def globals_used(proc: Procedure) -> set[str]:
+    from ..ir.expr import AddrOf, walk
+
+    names: set[str] = set()
+    for b in proc.blocks:
+        written = [getattr(st, "lhs", None) or getattr(st, "target", None) for st in b.stmts]
+        for e in list(b.exprs()) + [w for w in written if isinstance(w, Reg)]:
+            for x in walk(e):
+                if isinstance(x, (Reg, AddrOf)) and x.scope == "global":
+                    names.add(x.name)
+    return names
+
+
+def _models(std: StdTypes, checks: frozenset[str]) -> Lowerer:
+    """The C models, lowered apart: their string literals are named apart from the
+    program's, and their static locals are ``function::name`` (a model is linked only
+    when the program has no function of that name)."""
     pre = preprocess(str(MODELS_C), std.dm)
     ast = parse_text(pre.text, str(MODELS_C))
-    low = lower_ast(ast, str(MODELS_C), std, checks)
-    return low.procedures
+    low = Lowerer(str(MODELS_C), std, checks)
+    low.string_prefix = "__libstr"
+    low.lower(ast)
+    # Their objects are initialised statically: the models' init code is not linked
+    # (it only draws the extern errno, which a program starts with at 0).
+    if any(not isinstance(st, Nondet) for b in low.finish_init().blocks for st in b.stmts):
+        raise TracelearnError("internal: models.c needs initialisation code", str(MODELS_C))
+    return low
 
 
 __all__ = ["load_program", "parse_text", "Lowerer", "DEFAULT_CHECKS", "INIT_PROC"]

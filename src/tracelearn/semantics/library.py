@@ -66,6 +66,14 @@ _MODELS = [
     LibraryModel("sscanf", N.sscanf, Y.scan, "one value per conversion (model checker: over-approximated)"),
     LibraryModel("fgets", N.fgets, Y.fgets, "size-1 bytes"),
     LibraryModel("read", N.read, Y.read, "a count in [0, n], then n bytes"),
+    # the environment: the real one in `tracelearn run`, inputs elsewhere
+    LibraryModel("isatty", N.isatty, Y.flag("isatty()"), "int in [0, 1]"),
+    LibraryModel("feof", N.feof, Y.flag("feof()"), "int in [0, 1]"),
+    LibraryModel("ferror", N.zero, Y.zero),
+    LibraryModel("clearerr", N.nothing, Y.nothing),
+    LibraryModel("getuid", N.getuid, Y.getuid, "unsigned int"),
+    LibraryModel("__tl_getenv", N.tl_getenv, Y.env_answer("getenv() set"), "int in [0, 1] (then getenv draws 15 chars)"),
+    LibraryModel("__tl_realpath", N.tl_realpath, Y.env_answer("realpath() exists"), "int in [0, 1]"),
     # heap
     LibraryModel("realloc", N.realloc, Y.realloc),
     # math (exact in both engines, or over-approximated in the model checker)

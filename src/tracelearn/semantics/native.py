@@ -8,6 +8,7 @@ assumes. Output functions write to the given streams, or nowhere.
 from __future__ import annotations
 
 import math
+import os
 import re
 import struct
 from collections.abc import Sequence
@@ -33,9 +34,11 @@ class NativeLibrary:
         self.it = interp
         self.models = models
         self.stdin_buf = b""
+        self.stdin_eof = False
 
     def reset(self) -> None:
         self.stdin_buf = b""
+        self.stdin_eof = False
 
     # ------------------------------------------------------------- dispatch
 
@@ -158,6 +161,51 @@ class NativeLibrary:
             raise Infeasible(f"{origin}: given value is outside [{lo}, {hi}]")
         return v
 
+    # ------------------------------------------------------ the environment
+
+    def isatty(self, a: list, c: Call):
+        if self.it.opt.real_io:
+            return int(a[0] in (0, 1, 2) and os.isatty(a[0]))
+        return self.nondet_range(IntType(32, True), 0, 1, "isatty()", c.loc)
+
+    def feof(self, a: list, c: Call):
+        if self.it.opt.real_io and a[0] == STDIN:
+            return int(self.stdin_eof and not self.stdin_buf)
+        return self.nondet_range(IntType(32, True), 0, 1, "feof()", c.loc)
+
+    def getuid(self, a: list, c: Call):
+        if self.it.opt.real_io:
+            return os.getuid()
+        return self.nondet_range(IntType(32, False), 0, (1 << 32) - 1, "getuid()", c.loc)
+
+    def tl_getenv(self, a: list, c: Call):
+        """0: unset; 1: the real value, written to the buffer; 2: an input (drawn by
+        getenv's C body, frontend/libc/models.c)."""
+        name, buf, n = a
+        if self.it.opt.real_io:
+            value = os.environb.get(self.it.mem.read_cstring(name))
+            if value is None:
+                return 0
+            self.it.mem.write_bytes(buf, value[: n - 1] + b"\0")
+            return 1
+        return 2 * self.nondet_range(IntType(32, True), 0, 1, "getenv() set", c.loc)
+
+    def tl_realpath(self, a: list, c: Call):
+        """0: no such file; 1: the real resolved path, written; 2: an input (the path,
+        taken as it is, by realpath's C body)."""
+        path, buf, n = a
+        if self.it.opt.real_io:
+            try:
+                resolved = os.path.realpath(os.fsdecode(self.it.mem.read_cstring(path)), strict=True)
+            except OSError:
+                return 0
+            data = os.fsencode(resolved)
+            if len(data) >= n:
+                return 0
+            self.it.mem.write_bytes(buf, data + b"\0")
+            return 1
+        return 2 * self.nondet_range(IntType(32, True), 0, 1, "realpath() exists", c.loc)
+
     def real_stdin(self, n: int | None = None) -> bytes:
         s = self.it.opt.stdin
         if s is None:
@@ -169,6 +217,7 @@ class NativeLibrary:
             if not self.stdin_buf:
                 self.stdin_buf = self.real_stdin(4096)
             if not self.stdin_buf:
+                self.stdin_eof = True
                 return -1
             ch, self.stdin_buf = self.stdin_buf[0], self.stdin_buf[1:]
             return ch

@@ -85,6 +85,25 @@ class SymLibrary:
             return st, lib.unconstrained(name, rt) if not isinstance(rt, VoidType) else None
         return model
 
+    @staticmethod
+    def flag(origin: str):
+        """A yes/no answer of the outside world: an input in [0, 1]."""
+        def model(lib: "SymLibrary", st: State, args: list[SVal], call: Call):
+            return st, lib.ranged_input(st, lib.int32(), 0, 1, origin, call)
+        return model
+
+    @staticmethod
+    def env_answer(origin: str):
+        """__tl_getenv / __tl_realpath outside `run`: 0 (unset, no such file) or 2 (an
+        input decides the value: the C body draws it), as the interpreter draws."""
+        def model(lib: "SymLibrary", st: State, args: list[SVal], call: Call):
+            v = lib.ranged_input(st, lib.int32(), 0, 1, origin, call)
+            return st, SVal(v.term * 2)
+        return model
+
+    def getuid(self, st: State, args: list[SVal], call: Call):
+        return st, self.sx.input(st, IntType(32, False), "getuid()", call.loc, "getuid()")
+
     def zero(self, st: State, args: list[SVal], call: Call):
         rt = self.ret_type(call.callee or "")
         return st, SVal(S.const(rt, 0)) if not isinstance(rt, VoidType) else None

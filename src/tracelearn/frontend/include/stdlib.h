@@ -19,4 +19,10 @@ long strtol(const char *nptr, char **endptr, int base);
 unsigned long strtoul(const char *nptr, char **endptr, int base);
 int rand(void);
 void srand(unsigned int seed);
+void qsort(void *base, size_t nmemb, size_t size, int (*compar)(const void *, const void *));
+char *getenv(const char *name);
+char *realpath(const char *path, char *resolved_path);
+/* the environment's answers (frontend/libc/models.c) */
+int __tl_getenv(const char *name, char *buf, size_t n);
+int __tl_realpath(const char *path, char *buf, size_t n);
 #endif

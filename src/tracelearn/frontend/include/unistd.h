@@ -7,4 +7,7 @@ typedef __TL_PTRDIFF_T ssize_t;
 #define STDERR_FILENO 2
 ssize_t read(int fd, void *buf, size_t count);
 ssize_t write(int fd, const void *buf, size_t count);
+typedef unsigned int uid_t;
+int isatty(int fd);
+uid_t getuid(void);
 #endif

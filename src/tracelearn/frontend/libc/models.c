@@ -3,6 +3,11 @@
    A body is linked in only when the program calls the function and does not
    define it itself. */
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <errno.h>
+#include <limits.h>
 
 void *memcpy(void *dest, const void *src, size_t n) {
     unsigned char *d = dest;
@@ -155,3 +160,212 @@ unsigned long long __builtin_bswap64(unsigned long long x) {
 }
 int __builtin_abs(int j) { return j < 0 ? -j : j; }
 long __builtin_labs(long j) { return j < 0 ? -j : j; }
+
+/* ---- more of string.h, as glibc behaves */
+
+char *strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+char *strndup(const char *s, size_t n) {
+    size_t k = 0;
+    while (k < n && s[k]) k++;
+    char *p = malloc(k + 1);
+    if (p) {
+        memcpy(p, s, k);
+        p[k] = 0;
+    }
+    return p;
+}
+
+char *strrchr(const char *s, int c) {
+    const char *found = 0;
+    for (;; s++) {
+        if (*s == (char)c) found = s;
+        if (!*s) return (char *)found;
+    }
+}
+
+char *strstr(const char *hay, const char *needle) {
+    if (!*needle) return (char *)hay;
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (needle[i] && hay[i] == needle[i]) i++;
+        if (!needle[i]) return (char *)hay;
+    }
+    return 0;
+}
+
+void *memchr(const void *s, int c, size_t n) {
+    const unsigned char *p = s;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == (unsigned char)c) return (void *)(p + i);
+    return 0;
+}
+
+void *memmem(const void *hay, size_t hn, const void *needle, size_t nn) {
+    const unsigned char *h = hay, *n = needle;
+    if (nn == 0) return (void *)h;
+    for (size_t i = 0; i + nn <= hn; i++) {
+        size_t k = 0;
+        while (k < nn && h[i + k] == n[k]) k++;
+        if (k == nn) return (void *)(h + i);
+    }
+    return 0;
+}
+
+/* glibc's messages for the errno values errno.h names */
+char *strerror(int e) {
+    static char unknown[32];
+    switch (e) {
+    case 0: return "Success";
+    case EPERM: return "Operation not permitted";
+    case ENOENT: return "No such file or directory";
+    case EINTR: return "Interrupted system call";
+    case EIO: return "Input/output error";
+    case EBADF: return "Bad file descriptor";
+    case EAGAIN: return "Resource temporarily unavailable";
+    case ENOMEM: return "Cannot allocate memory";
+    case EACCES: return "Permission denied";
+    case EEXIST: return "File exists";
+    case ENOTDIR: return "Not a directory";
+    case EISDIR: return "Is a directory";
+    case EINVAL: return "Invalid argument";
+    case EMFILE: return "Too many open files";
+    case ENOSPC: return "No space left on device";
+    case EPIPE: return "Broken pipe";
+    case EDOM: return "Numerical argument out of domain";
+    case ERANGE: return "Numerical result out of range";
+    case ENAMETOOLONG: return "File name too long";
+    case ELOOP: return "Too many levels of symbolic links";
+    }
+    /* "Unknown error N" */
+    char digits[12];
+    int k = 0;
+    unsigned u = e < 0 ? -(unsigned)e : (unsigned)e;
+    do { digits[k++] = (char)('0' + u % 10); u /= 10; } while (u);
+    strcpy(unknown, "Unknown error ");
+    int at = 14;
+    if (e < 0) unknown[at++] = '-';
+    while (k) unknown[at++] = digits[--k];
+    unknown[at] = 0;
+    return unknown;
+}
+
+/* Stable (as glibc's merge sort is when it has the memory): elements that compare
+   equal keep their order, so every program sees glibc's result. */
+void qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+    unsigned char *a = base;
+    unsigned char *tmp = malloc(size ? size : 1);
+    for (size_t i = 1; i < n; i++) {
+        memcpy(tmp, a + i * size, size);
+        size_t j = i;
+        while (j > 0 && cmp(a + (j - 1) * size, tmp) > 0) {
+            memcpy(a + j * size, a + (j - 1) * size, size);
+            j--;
+        }
+        memcpy(a + j * size, tmp, size);
+    }
+    free(tmp);
+}
+
+/* ---- libgen.h (POSIX: both may modify their argument) */
+
+char *dirname(char *path) {
+    static char dot[] = ".";
+    static char slash[] = "/";
+    if (!path || !*path) return dot;
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') n--;
+    while (n > 0 && path[n - 1] != '/') n--;
+    if (n == 0) return dot;
+    while (n > 1 && path[n - 1] == '/') n--;
+    if (n == 1 && path[0] == '/') return slash;
+    path[n] = 0;
+    return path;
+}
+
+char *basename(char *path) {
+    static char dot[] = ".";
+    if (!path || !*path) return dot;
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') path[--n] = 0;
+    char *last = strrchr(path, '/');
+    return last && last[1] ? last + 1 : path;
+}
+
+/* ---- stdio.h over the standard streams (fopen gives no stream: NULL) */
+
+int fileno(FILE *f) {
+    long h = (long)f;
+    if (h >= 1 && h <= 3) return (int)h - 1;
+    errno = EBADF;
+    return -1;
+}
+
+size_t fwrite(const void *ptr, size_t size, size_t n, FILE *f) {
+    const unsigned char *p = ptr;
+    for (size_t i = 0; i < size * n; i++)
+        if (fputc(p[i], f) == EOF) return i / size;
+    return n;
+}
+
+size_t fread(void *ptr, size_t size, size_t n, FILE *f) {
+    unsigned char *p = ptr;
+    for (size_t i = 0; i < size * n; i++) {
+        int c = fgetc(f);
+        if (c == EOF) return i / size;
+        p[i] = (unsigned char)c;
+    }
+    return n;
+}
+
+/* ---- the environment: the real one in `tracelearn run`, an input elsewhere.
+   __tl_getenv and __tl_realpath answer 0 (unset, or failed), 1 (the value is in
+   buf) or 2 (the outside world decides: the value is an input, drawn here). */
+
+#define __TL_ENV_DRAWN 15
+#define __TL_ENV_SLOTS 8
+#define __TL_ENV_VALUE 4096
+int __tl_getenv(const char *name, char *buf, size_t n);
+int __tl_realpath(const char *path, char *buf, size_t n);
+
+char *getenv(const char *name) {
+    /* one buffer per name: a value stays valid while the program keeps it */
+    static char names[__TL_ENV_SLOTS][64];
+    static char values[__TL_ENV_SLOTS][__TL_ENV_VALUE];
+    static char set[__TL_ENV_SLOTS];  /* the environment does not change during a run */
+    static int used;
+    for (int i = 0; i < used; i++)
+        if (strcmp(names[i], name) == 0) return set[i] ? values[i] : 0;
+    if (used == __TL_ENV_SLOTS || strlen(name) >= 64) return 0;
+    int slot = used++;
+    strcpy(names[slot], name);
+    int r = __tl_getenv(name, values[slot], __TL_ENV_VALUE);
+    if (r == 2) {
+        for (int i = 0; i < __TL_ENV_DRAWN; i++) values[slot][i] = __VERIFIER_nondet_char();
+        values[slot][__TL_ENV_DRAWN] = 0;
+    }
+    set[slot] = r != 0;
+    return set[slot] ? values[slot] : 0;
+}
+
+char *realpath(const char *path, char *resolved) {
+    char *out = resolved ? resolved : malloc(PATH_MAX);
+    if (!out) return 0;
+    int r = __tl_realpath(path, out, PATH_MAX);
+    if (r == 2 && strlen(path) < PATH_MAX) {
+        strcpy(out, path);
+        return out;
+    }
+    if (r != 1) {
+        if (!resolved) free(out);
+        errno = ENOENT;
+        return 0;
+    }
+    return out;
+}
+
