@@ -15,7 +15,7 @@ from tracelearn.frontend.preprocess import find_cpp, host_include_dirs
 
 from conftest import C_DIR
 
-VARARGS, VFORMAT = str(C_DIR / "link" / "varargs.c"), str(C_DIR / "link" / "vformat.c")
+VARARGS, VFORMAT = str(C_DIR / "gnuc" / "varargs.c"), str(C_DIR / "gnuc" / "vformat.c")
 HOST = find_cpp() is not None and bool(host_include_dirs(find_cpp()))
 
 
@@ -114,7 +114,7 @@ int main(void) {
 def test_typeof_and_statement_expressions():
     # typeof of a type, of an array (no decay), of x++ (not evaluated); MIN as glibc
     # and jq write it: a statement expression evaluating each argument once
-    doc = tracelearn.check(str(C_DIR / "link" / "typeof.c"), timeout=60.0)
+    doc = tracelearn.check(str(C_DIR / "gnuc" / "typeof.c"), timeout=60.0)
     assert doc["verdict"] == "false"
     cex = doc["counterexample"]
     assert cex["property"].endswith("typeof.c:13:5") and cex["replay"]["status"] == "confirmed"
@@ -124,3 +124,41 @@ def test_bool_and_true_stay_identifiers_of_older_programs(tmp_path):
     f = write(tmp_path, "b.c", "#include <assert.h>\ntypedef int bool;\nint main(void) { bool true = 1; "
                                 "assert(true); return 0; }\n")
     assert tracelearn.check(f, timeout=30.0)["verdict"] == "true"
+
+
+ENVIRONMENT = str(C_DIR / "gnuc" / "environment.c")
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_library_and_environment_as_glibc_gives_them(tmp_path, capfd, monkeypatch):
+    """libgen.h, strdup & co., a stable qsort, strerror's messages, isnan & co.,
+    realpath of the real file system and getenv of the real environment: `run` prints
+    what the gcc-built program prints."""
+    exe = tmp_path / "a.out"
+    subprocess.run(["gcc", "-D_GNU_SOURCE", "-w", "-o", str(exe), ENVIRONMENT, "-lm"], check=True)
+    monkeypatch.setenv("TL_TEST_HOME", "/home/someone")
+    monkeypatch.delenv("TL_NO_SUCH_VAR", raising=False)
+    want = subprocess.run([str(exe)], capture_output=True)
+    assert main(["run", ENVIRONMENT]) == want.returncode == 0
+    out, _ = capfd.readouterr()
+    assert out.encode() == want.stdout
+    assert b"home=/home/someone" in want.stdout
+
+
+def test_outside_run_the_environment_is_an_input(tmp_path):
+    f = write(tmp_path, "e.c", """#include <stdlib.h>
+#include <unistd.h>
+#include <assert.h>
+int main(void) {
+    char *home = getenv("HOME");
+    if (home && home[0] == 'x' && isatty(1))
+        assert(getenv("HOME")[1] != 'y');
+    return 0;
+}
+""")
+    doc = tracelearn.check(f, timeout=60.0, bound=20)
+    assert doc["verdict"] == "false"
+    cex = doc["counterexample"]
+    assert cex["replay"]["status"] == "confirmed"
+    origins = [i["origin"] for i in cex["inputs"]]
+    assert "getenv() set" in origins and "isatty()" in origins
