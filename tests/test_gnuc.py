@@ -162,3 +162,21 @@ int main(void) {
     assert cex["replay"]["status"] == "confirmed"
     origins = [i["origin"] for i in cex["inputs"]]
     assert "getenv() set" in origins and "isatty()" in origins
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_files_of_the_real_file_system_in_run(tmp_path, capfd):
+    """fopen/fscanf/fgets/feof/fprintf/fclose on real files, and perror/errno for a
+    missing one: what the gcc-built program does."""
+    src = str(C_DIR / "gnuc" / "files.c")
+    exe = tmp_path / "a.out"
+    subprocess.run(["gcc", "-w", "-o", str(exe), src], check=True)
+    data = tmp_path / "in.txt"
+    data.write_text("42 rest\nline two\nthree\n")
+    for args in ([str(data), str(tmp_path / "gcc.out")], [str(tmp_path / "missing"), "x"]):
+        want = subprocess.run([str(exe), *args], capture_output=True)
+        mine = [a.replace("gcc.out", "tl.out") for a in args]
+        assert main(["run", src, "--", *mine]) == want.returncode
+        out, err = capfd.readouterr()
+        assert (out.encode(), err.encode()) == (want.stdout, want.stderr)
+    assert (tmp_path / "tl.out").read_text() == (tmp_path / "gcc.out").read_text() == "written 3\nend\n"

@@ -12,7 +12,7 @@ import pytest
 import tracelearn
 
 HEAD = ("#include <stdio.h>\n#include <math.h>\n#include <unistd.h>\n#include <stdlib.h>\n#include <assert.h>\n"
-        "#include <string.h>\n")
+        "#include <string.h>\n#include <errno.h>\n")
 
 # name: (a failing assertion over the model's result, a property that always holds[,
 # the bound: 2 unless the model's C body loops further])
@@ -36,6 +36,8 @@ MODELS = {
                     'char *h = getenv("HOME"); assert(getenv("HOME") == h); if (h) assert(strlen(h) <= 15);', 20),
     "__tl_realpath": ('char *r = realpath("/tmp", 0); assert(r == 0);',
                       'char b[64]; char *r = realpath("x/y", b); assert(r == 0 || (r == b && b[0] == \'x\'));', 8),
+    "__tl_fopen": ('FILE *f = fopen("in.txt", "r"); assert(f == 0);',
+                   'FILE *f = fopen("in.txt", "r"); assert(f ? fclose(f) == 0 : errno == ENOENT);'),
     # (z3's square root is slow on ranges: one point each way)
     "sqrt": ("double x = __VERIFIER_nondet_double(); if (x == 9.0) assert(sqrt(x) != 3.0);",
              "double x = __VERIFIER_nondet_double(); if (x == 16.0) assert(sqrt(x) == 4.0);"),

@@ -50,11 +50,9 @@ _MODELS = [
     LibraryModel("putchar", N.putchar, Y.output("putchar")),
     LibraryModel("fputc", N.fputc, Y.output("fputc")),
     LibraryModel("putc", N.fputc, Y.output("putc")),
-    LibraryModel("perror", N.perror, Y.output("perror")),
     LibraryModel("write", N.write, Y.output("write")),
     LibraryModel("fflush", N.zero, Y.zero),
-    LibraryModel("fopen", N.zero, Y.zero),
-    LibraryModel("fclose", N.zero, Y.zero),
+    LibraryModel("fclose", N.fclose, Y.zero),
     LibraryModel("srand", N.nothing, Y.zero),
     # input
     LibraryModel("getchar", N.getchar, Y.getchar, "int in [-1, 255]"),
@@ -72,6 +70,7 @@ _MODELS = [
     LibraryModel("ferror", N.zero, Y.zero),
     LibraryModel("clearerr", N.nothing, Y.nothing),
     LibraryModel("getuid", N.getuid, Y.getuid, "unsigned int"),
+    LibraryModel("__tl_fopen", N.tl_fopen, Y.tl_fopen, "int in [0, 1]"),
     LibraryModel("__tl_getenv", N.tl_getenv, Y.env_answer("getenv() set"), "int in [0, 1] (then getenv draws 15 chars)"),
     LibraryModel("__tl_realpath", N.tl_realpath, Y.env_answer("realpath() exists"), "int in [0, 1]"),
     # heap

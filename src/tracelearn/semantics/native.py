@@ -27,6 +27,36 @@ if TYPE_CHECKING:
     from .library import LibraryModel
 
 STDIN, STDOUT, STDERR = 1, 2, 3
+FIRST_FILE = 4  # fopen's first stream
+
+
+class OpenFile:
+    """A stream fopen opened on the real file system (`tracelearn run`): read whole
+    at once (programs read their inputs), or written through."""
+
+    def __init__(self, data: bytes, out) -> None:  # noqa: ANN001 - a binary file or None
+        self.data, self.pos, self.eof, self.out = data, 0, False, out
+
+    @staticmethod
+    def open(path: str, mode: str) -> "OpenFile":
+        if mode.startswith("r") and "+" not in mode:
+            with open(path, "rb") as f:
+                return OpenFile(f.read(), None)
+        if mode[:1] in ("w", "a") and "+" not in mode:
+            return OpenFile(b"", open(path, mode[:1] + "b"))
+        raise OSError(22, f"fopen mode {mode!r} is not modelled")
+
+    def getc(self) -> int:
+        if self.pos >= len(self.data):
+            self.eof = True
+            return -1
+        self.pos += 1
+        return self.data[self.pos - 1]
+
+    def close(self) -> None:
+        if self.out is not None:
+            self.out.close()
+            self.out = None
 
 
 class NativeLibrary:
@@ -35,10 +65,14 @@ class NativeLibrary:
         self.models = models
         self.stdin_buf = b""
         self.stdin_eof = False
+        self.files: dict[int, OpenFile] = {}  # fopen's streams of the real file system (run)
 
     def reset(self) -> None:
         self.stdin_buf = b""
         self.stdin_eof = False
+        for f in self.files.values():
+            f.close()
+        self.files = {}
 
     # ------------------------------------------------------------- dispatch
 
@@ -65,7 +99,8 @@ class NativeLibrary:
             return self.it.opt.stdout
         if handle == STDERR:
             return self.it.opt.stderr
-        return None
+        f = self.files.get(handle)
+        return f.out if f is not None else None
 
     def emit(self, handle: int, data: bytes) -> int:
         s = self.stream(handle)
@@ -143,10 +178,6 @@ class NativeLibrary:
         self.emit(a[1], bytes([a[0] & 0xFF]))
         return a[0] & 0xFF
 
-    def perror(self, a: list, c: Call):
-        prefix = self.it.mem.read_cstring(a[0]) + b": " if a[0] else b""
-        self.emit(STDERR, prefix + b"Success\n")
-
     def write(self, a: list, c: Call):
         fd, buf, n = a
         data = self.it.mem.read_bytes(buf, n) if n else b""
@@ -169,9 +200,37 @@ class NativeLibrary:
         return self.nondet_range(IntType(32, True), 0, 1, "isatty()", c.loc)
 
     def feof(self, a: list, c: Call):
+        if a[0] in self.files:
+            return int(self.files[a[0]].eof)
         if self.it.opt.real_io and a[0] == STDIN:
             return int(self.stdin_eof and not self.stdin_buf)
         return self.nondet_range(IntType(32, True), 0, 1, "feof()", c.loc)
+
+    def tl_fopen(self, a: list, c: Call):
+        """A stream of the real file system in `run` (errno in ``*err`` when it
+        fails); elsewhere an input decides: no file (ENOENT), or stream 4, whose bytes
+        are inputs as stdin's are."""
+        path, mode, err = a
+        if self.it.opt.real_io:
+            m = self.it.mem.read_cstring(mode).decode("latin-1")
+            try:
+                f = OpenFile.open(os.fsdecode(self.it.mem.read_cstring(path)), m)
+            except OSError as e:
+                self.it.mem.write_bytes(err, (e.errno or 2).to_bytes(4, "little", signed=True))
+                return 0
+            handle = max([FIRST_FILE - 1, *self.files]) + 1
+            self.files[handle] = f
+            return handle
+        if self.nondet_range(IntType(32, True), 0, 1, "fopen() opens", c.loc):
+            return FIRST_FILE
+        self.it.mem.write_bytes(err, (2).to_bytes(4, "little", signed=True))
+        return 0
+
+    def fclose(self, a: list, c: Call):
+        f = self.files.pop(a[0], None)
+        if f is not None:
+            f.close()
+        return 0
 
     def getuid(self, a: list, c: Call):
         if self.it.opt.real_io:
@@ -213,6 +272,9 @@ class NativeLibrary:
         return s.read() if n is None else s.read(n)
 
     def getc(self, handle: int, c: Call):
+        f = self.files.get(handle)
+        if f is not None:
+            return f.getc()
         if self.it.opt.real_io and handle == STDIN:
             if not self.stdin_buf:
                 self.stdin_buf = self.real_stdin(4096)
@@ -227,10 +289,10 @@ class NativeLibrary:
         buf, size, handle = a
         if size <= 0:
             return 0
-        if self.it.opt.real_io and handle == STDIN:
+        if (self.it.opt.real_io and handle == STDIN) or handle in self.files:
             out = b""
             while len(out) < size - 1:
-                ch = self.getc(STDIN, c)
+                ch = self.getc(handle, c)
                 if ch < 0:
                     break
                 out += bytes([ch])
@@ -321,6 +383,11 @@ class NativeLibrary:
 
     def fscanf(self, a: list, c: Call):
         handle = a[0]
+        f = self.files.get(handle)
+        if f is not None:
+            n = self.scan(a[1], a[2:], c, f.data[f.pos:], "fscanf")
+            f.pos += getattr(self, "consumed_text", 0)
+            return n
         if self.it.opt.real_io and handle == STDIN:
             if not self.stdin_buf:
                 self.stdin_buf = self.real_stdin()

@@ -101,6 +101,15 @@ class SymLibrary:
             return st, SVal(v.term * 2)
         return model
 
+    def tl_fopen(self, st: State, args: list[SVal], call: Call):
+        """Outside `run` an input decides: NULL with ENOENT in ``*err``, or stream 4
+        (whose bytes are inputs), as the interpreter draws."""
+        v = self.ranged_input(st, self.int32(), 0, 1, "fopen() opens", call)
+        opened = v.term == 1
+        self.sx.store(st, args[2], self.int32(), SVal(z3.BitVecVal(2, 32)), call.loc, when=z3.Not(opened))
+        pw = self.sx.pw
+        return st, SVal(z3.If(opened, z3.BitVecVal(4, pw), z3.BitVecVal(0, pw)))
+
     def getuid(self, st: State, args: list[SVal], call: Call):
         return st, self.sx.input(st, IntType(32, False), "getuid()", call.loc, "getuid()")
 

@@ -31,6 +31,7 @@ int getc(FILE *stream);
 int fgetc(FILE *stream);
 char *fgets(char *s, int size, FILE *stream);
 FILE *fopen(const char *path, const char *mode);
+FILE *__tl_fopen(const char *path, const char *mode, int *err);
 size_t fread(void *ptr, size_t size, size_t n, FILE *stream);
 size_t fwrite(const void *ptr, size_t size, size_t n, FILE *stream);
 int feof(FILE *stream);

@@ -323,6 +323,22 @@ size_t fread(void *ptr, size_t size, size_t n, FILE *f) {
     return n;
 }
 
+/* fopen: the real file system in `tracelearn run`; elsewhere an input decides
+   whether the file opens, and its bytes are inputs (reading modes only are modelled). */
+FILE *__tl_fopen(const char *path, const char *mode, int *err);
+
+void perror(const char *s) {
+    if (s && *s) fprintf(stderr, "%s: ", s);
+    fprintf(stderr, "%s\n", strerror(errno));
+}
+
+FILE *fopen(const char *path, const char *mode) {
+    int err = 0;
+    FILE *f = __tl_fopen(path, mode, &err);
+    if (!f) errno = err;
+    return f;
+}
+
 /* ---- the environment: the real one in `tracelearn run`, an input elsewhere.
    __tl_getenv and __tl_realpath answer 0 (unset, or failed), 1 (the value is in
    buf) or 2 (the outside world decides: the value is an input, drawn here). */
