@@ -180,3 +180,25 @@ def test_files_of_the_real_file_system_in_run(tmp_path, capfd):
         out, err = capfd.readouterr()
         assert (out.encode(), err.encode()) == (want.stdout, want.stderr)
     assert (tmp_path / "tl.out").read_text() == (tmp_path / "gcc.out").read_text() == "written 3\nend\n"
+
+
+POSIX_HEADERS = ["time.h", "sys/time.h", "signal.h", "pthread.h", "fcntl.h", "dirent.h", "pwd.h", "wchar.h",
+                 "wctype.h", "locale.h", "sys/socket.h", "netinet/in.h", "arpa/inet.h", "poll.h", "sys/wait.h",
+                 "getopt.h", "regex.h", "glob.h", "fnmatch.h", "sys/mman.h", "termios.h", "syslog.h"]
+
+
+@pytest.mark.skipif(not HOST, reason="needs a host preprocessor with system headers")
+def test_common_system_headers_parse_and_lower(tmp_path):
+    """glibc's headers through the host preprocessor (gcc's predefined type macros,
+    __STDC_NO_VLA__, enumerators computed with ?: as glibc's _ISwbit)."""
+    f = write(tmp_path, "all.c", "".join(f"#include <{h}>\n" for h in POSIX_HEADERS)
+              + "#include <assert.h>\nint main(void) { assert(sizeof(time_t) == 8 && _ISwbit(9) == 512 << 8);"
+                " return 0; }\n")
+    assert tracelearn.check(f, timeout=60.0)["verdict"] == "true"
+
+
+def test_conditional_operator_in_constant_expressions(tmp_path):
+    f = write(tmp_path, "c.c", "#include <assert.h>\nenum { A = 1 ? 5 : 1/0, B = (A > 3 ? A * 2 : -1) };\n"
+                               "int arr[B == 10 ? 3 : 1];\n"
+                               "int main(void) { assert(sizeof arr == 12 && A == 5); return 0; }\n")
+    assert tracelearn.check(f, timeout=30.0)["verdict"] == "true"

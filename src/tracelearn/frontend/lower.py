@@ -86,6 +86,7 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
         self.ctx = self.init_ctx
         self.renames: dict[str, str] = {}  # the unit's static names other units also use
         self.string_prefix = "__str"
+        self.in_constant_expr = False  # an integer constant expression: ?: folds
         self.inline_defs: set[str] = set()
 
     def begin_unit(self, filename: str, renames: dict[str, str]) -> None:
@@ -140,12 +141,20 @@ class Lowerer(ExprLowering, StmtLowering, InitLowering):
             return self.unevaluated(lambda: self.lvalue(node).type)
         return self.unevaluated(lambda: self.rvalue(node).type)
 
-    def const_int(self, node: c_ast.Node) -> int:
+    def constant_value(self, node: c_ast.Node) -> Const | None:
+        """The value of ``node`` when it is a constant expression (no code), else None."""
         def value() -> Const | None:
             e = fold(self.rvalue(node))
             return e if isinstance(e, Const) and self.ctx.cfg.emitted == 0 else None
 
-        c = self.unevaluated(value)
+        return self.unevaluated(value)
+
+    def const_int(self, node: c_ast.Node) -> int:
+        saved, self.in_constant_expr = self.in_constant_expr, True
+        try:
+            c = self.constant_value(node)
+        finally:
+            self.in_constant_expr = saved
         if c is None or isinstance(c.value, float):
             raise UnsupportedError("expression is not an integer constant", self.where(node))
         return int(c.value)

@@ -718,6 +718,13 @@ class ExprLowering:
         tt = self.unevaluated(lambda: self.value_type(node.iftrue))
         tf = self.unevaluated(lambda: self.value_type(node.iffalse))
         rt = self.ternary_type(tt, tf, node)
+        if self.in_constant_expr and is_arith(rt):
+            # An integer constant expression (an enumerator, an array size, a case
+            # label: glibc's _ISwbit): only the chosen operand counts.
+            c = self.constant_value(node.cond)
+            v = self.constant_value(node.iftrue if c.value else node.iffalse) if c is not None else None
+            if v is not None:
+                return fold(convert(self.std, v, rt)) if want else None
         bt, bf, join = cfg.new_block("cond.true", loc), cfg.new_block("cond.false", loc), cfg.new_block("cond.end", loc)
         tmp = self.ctx.new_temp(rt, loc, "cond") if want and not isinstance(rt, VoidType) else None
         self.cond_branch(node.cond, bt, bf, keyword=loc)

@@ -67,12 +67,59 @@ def model_defines(dm: DataModel) -> dict[str, str]:
         "__TL_ULONG_MAX": "18446744073709551615UL" if lp64 else "4294967295UL",
         "__SIZEOF_LONG__": "8" if lp64 else "4",
         "__SIZEOF_POINTER__": "8" if lp64 else "4",
+        # gcc's predefined type and limit macros, which system headers use
+        "__SIZE_TYPE__": "long unsigned int" if lp64 else "unsigned int",
+        "__PTRDIFF_TYPE__": "long int" if lp64 else "int",
+        "__INTPTR_TYPE__": "long int" if lp64 else "int",
+        "__UINTPTR_TYPE__": "long unsigned int" if lp64 else "unsigned int",
+        "__INTMAX_TYPE__": "long int" if lp64 else "long long int",
+        "__UINTMAX_TYPE__": "long unsigned int" if lp64 else "long long unsigned int",
+        "__WCHAR_TYPE__": "int",
+        "__WINT_TYPE__": "unsigned int",
+        "__CHAR16_TYPE__": "short unsigned int",
+        "__CHAR32_TYPE__": "unsigned int",
+        "__SIZEOF_SIZE_T__": "8" if lp64 else "4",
+        "__SIZEOF_PTRDIFF_T__": "8" if lp64 else "4",
+        "__SIZEOF_WCHAR_T__": "4",
+        "__SIZEOF_WINT_T__": "4",
+        "__SCHAR_MAX__": "0x7f",
+        "__SHRT_MAX__": "0x7fff",
+        "__INT_MAX__": "0x7fffffff",
+        "__LONG_MAX__": "0x7fffffffffffffffL" if lp64 else "0x7fffffffL",
+        "__LONG_LONG_MAX__": "0x7fffffffffffffffLL",
+        "__WCHAR_MAX__": "0x7fffffff",
+        "__WCHAR_MIN__": "(-0x7fffffff - 1)",
+        "__SIZE_MAX__": "0xffffffffffffffffUL" if lp64 else "0xffffffffU",
+        "__PTRDIFF_MAX__": "0x7fffffffffffffffL" if lp64 else "0x7fffffff",
+        "__ORDER_LITTLE_ENDIAN__": "1234",
+        "__ORDER_BIG_ENDIAN__": "4321",
+        "__ORDER_PDP_ENDIAN__": "3412",
+        "__BYTE_ORDER__": "1234",
+        "__FLOAT_WORD_ORDER__": "1234",
+        **_int_type_macros(lp64),
+        "__STDC_NO_VLA__": "1",  # true of tracelearn: headers then declare no VLA parameters
+        "__STDC_NO_COMPLEX__": "1",
     }
     if lp64:
         d.update({"__x86_64__": "1", "__x86_64": "1", "__LP64__": "1", "_LP64": "1"})
     else:
         d.update({"__i386__": "1", "__i386": "1", "__ILP32__": "1"})
     return d
+
+
+def _int_type_macros(lp64: bool) -> dict[str, str]:
+    """gcc's __INT8_TYPE__, __INT_LEAST16_TYPE__, __UINT_FAST32_TYPE__, ... (x86)."""
+    i64 = "long int" if lp64 else "long long int"
+    fast = "long int" if lp64 else "int"
+    exact = {8: "signed char", 16: "short int", 32: "int", 64: i64}
+    fasts = {8: "signed char", 16: fast, 32: fast, 64: i64}
+    out = {}
+    for bits in (8, 16, 32, 64):
+        for kind, table in (("", exact), ("_LEAST", exact), ("_FAST", fasts)):
+            t = table[bits]
+            out[f"__INT{kind}{bits}_TYPE__"] = t
+            out[f"__UINT{kind}{bits}_TYPE__"] = "unsigned char" if t == "signed char" else "unsigned " + t
+    return out
 
 
 @dataclass
