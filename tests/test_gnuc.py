@@ -202,3 +202,15 @@ def test_conditional_operator_in_constant_expressions(tmp_path):
                                "int arr[B == 10 ? 3 : 1];\n"
                                "int main(void) { assert(sizeof arr == 12 && A == 5); return 0; }\n")
     assert tracelearn.check(f, timeout=30.0)["verdict"] == "true"
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_stat_of_the_real_file_system_in_run(tmp_path, capfd):
+    src = str(C_DIR / "gnuc" / "stat.c")
+    exe = tmp_path / "a.out"
+    subprocess.run(["gcc", "-w", "-o", str(exe), src], check=True)
+    (tmp_path / "file").write_text("data")
+    args = [str(tmp_path), str(tmp_path / "file"), str(tmp_path / "missing")]
+    want = subprocess.run([str(exe), *args], capture_output=True)
+    assert main(["run", src, "--", *args]) == want.returncode == 0
+    assert capfd.readouterr()[0].encode() == want.stdout

@@ -12,7 +12,7 @@ import pytest
 import tracelearn
 
 HEAD = ("#include <stdio.h>\n#include <math.h>\n#include <unistd.h>\n#include <stdlib.h>\n#include <assert.h>\n"
-        "#include <string.h>\n#include <errno.h>\n")
+        "#include <string.h>\n#include <errno.h>\n#include <sys/stat.h>\n")
 
 # name: (a failing assertion over the model's result, a property that always holds[,
 # the bound: 2 unless the model's C body loops further])
@@ -38,6 +38,8 @@ MODELS = {
                       'char b[64]; char *r = realpath("x/y", b); assert(r == 0 || (r == b && b[0] == \'x\'));', 8),
     "__tl_fopen": ('FILE *f = fopen("in.txt", "r"); assert(f == 0);',
                    'FILE *f = fopen("in.txt", "r"); assert(f ? fclose(f) == 0 : errno == ENOENT);'),
+    "__tl_stat": ('struct stat s; if (stat("f", &s) == 0) assert(!S_ISDIR(s.st_mode));',
+                  'struct stat s; int r = stat("f", &s); assert(r == 0 || (r == -1 && errno == ENOENT));', 4),
     # (z3's square root is slow on ranges: one point each way)
     "sqrt": ("double x = __VERIFIER_nondet_double(); if (x == 9.0) assert(sqrt(x) != 3.0);",
              "double x = __VERIFIER_nondet_double(); if (x == 16.0) assert(sqrt(x) == 4.0);"),
@@ -92,7 +94,7 @@ def _declared_in_bundled_headers() -> set[str]:
     import tracelearn.frontend as frontend
 
     names = set()
-    for h in (Path(frontend.__file__).parent / "include").glob("*.h"):
+    for h in (Path(frontend.__file__).parent / "include").rglob("*.h"):
         for line in h.read_text().splitlines():
             if not line.startswith("#") and line.rstrip().endswith(");"):
                 m = re.search(r"\**\b([A-Za-z_]\w*)\s*\(", line)

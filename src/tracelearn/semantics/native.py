@@ -232,6 +232,27 @@ class NativeLibrary:
             f.close()
         return 0
 
+    STAT_INFO = ArrayType(IntType(64, True), 8)
+
+    def tl_stat(self, a: list, c: Call):
+        """0 and the file's information (see sys/stat.h), or the errno of the failure:
+        the real file system in `run`; elsewhere inputs (exists, then the eight numbers)."""
+        path, follow, info = a
+        if self.it.opt.real_io:
+            try:
+                s = os.stat(os.fsdecode(self.it.mem.read_cstring(path)), follow_symlinks=bool(follow))
+            except OSError as e:
+                return e.errno or 2
+            values = [s.st_dev, s.st_ino, s.st_mode, s.st_nlink, s.st_uid, s.st_gid, s.st_size, int(s.st_mtime)]
+            data = b"".join((v & (1 << 64) - 1).to_bytes(8, "little") for v in values)
+        else:  # both drawn, as the model checker draws them
+            exists = self.nondet_range(IntType(32, True), 0, 1, "stat() exists", c.loc)
+            data = bytes(self.it.inputs.next(ArrayType(IntType(64, True), 8), "stat() information", c.loc))
+            if not exists:
+                return 2
+        self.it.mem.write_bytes(info, data)
+        return 0
+
     def getuid(self, a: list, c: Call):
         if self.it.opt.real_io:
             return os.getuid()

@@ -110,6 +110,15 @@ class SymLibrary:
         pw = self.sx.pw
         return st, SVal(z3.If(opened, z3.BitVecVal(4, pw), z3.BitVecVal(0, pw)))
 
+    def tl_stat(self, st: State, args: list[SVal], call: Call):
+        """Outside `run`: inputs, as the interpreter draws them (exists, then the
+        eight numbers of sys/stat.h's order); ENOENT when the file does not exist."""
+        exists = self.ranged_input(st, self.int32(), 0, 1, "stat() exists", call).term == 1
+        t = ArrayType(IntType(64, True), 8)
+        data = self.sx.input(st, t, "stat() information", call.loc, "stat() information")
+        self.sx.store(st, args[2], t, data, call.loc, when=exists)
+        return st, SVal(z3.If(exists, z3.BitVecVal(0, 32), z3.BitVecVal(2, 32)))
+
     def getuid(self, st: State, args: list[SVal], call: Call):
         return st, self.sx.input(st, IntType(32, False), "getuid()", call.loc, "getuid()")
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <errno.h>
 #include <limits.h>
+#include <sys/stat.h>
 
 void *memcpy(void *dest, const void *src, size_t n) {
     unsigned char *d = dest;
@@ -384,4 +385,30 @@ char *realpath(const char *path, char *resolved) {
     }
     return out;
 }
+
+static int __tl_stat_into(const char *path, int follow, struct stat *st) {
+    long long info[8];
+    int err = __tl_stat(path, follow, info);
+    if (err) {
+        errno = err;
+        return -1;
+    }
+    st->st_rdev = 0;
+    st->st_blksize = 4096;
+    st->st_blocks = (info[6] + 511) / 512;
+    st->st_atime = st->st_ctime = info[7];
+    st->st_dev = info[0];
+    st->st_ino = info[1];
+    st->st_mode = info[2];
+    st->st_nlink = info[3];
+    st->st_uid = info[4];
+    st->st_gid = info[5];
+    st->st_size = info[6];
+    st->st_mtime = info[7];
+    return 0;
+}
+
+int stat(const char *path, struct stat *st) { return __tl_stat_into(path, 1, st); }
+
+int lstat(const char *path, struct stat *st) { return __tl_stat_into(path, 0, st); }
 
