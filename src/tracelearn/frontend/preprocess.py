@@ -11,6 +11,7 @@ program's meaning (``__attribute__``, ``__extension__``, asm labels, ...) is rem
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import shutil
@@ -130,13 +131,15 @@ class Preprocessed:
     warnings: list[str] = field(default_factory=list)
 
 
-def host_include_dirs(cpp: str) -> list[str]:
-    """The host compiler's own ``#include <...>`` search list (empty if it has none)."""
+@functools.lru_cache(maxsize=None)
+def host_include_dirs(cpp: str) -> tuple[str, ...]:
+    """The host compiler's own ``#include <...>`` search list (empty if it has none);
+    asked once per process (a program of twenty units would ask twenty times)."""
     args = [cpp, "-E", "-Wp,-v", "-x", "c", "-"] if Path(cpp).name != "cpp" else [cpp, "-v", "-x", "c", "-"]
     try:
         proc = subprocess.run(args, input="", capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
-        return []
+        return ()
     dirs, inside = [], False
     for line in proc.stderr.splitlines():
         if line.startswith("#include <...> search starts here"):
@@ -147,7 +150,7 @@ def host_include_dirs(cpp: str) -> list[str]:
             d = line.strip().removesuffix(" (framework directory)")
             if Path(d).is_dir():
                 dirs.append(d)
-    return dirs
+    return tuple(dirs)
 
 
 def find_cpp() -> str | None:
@@ -228,7 +231,7 @@ SOURCE_ENCODING = "latin-1"
 
 
 def _run_cpp(cpp: str, source: Path, macros: dict[str, str], dirs: list[str], pre: list[str],
-             after: list[str]) -> str:
+             after: tuple[str, ...]) -> str:
     args = [cpp, "-E", "-undef", "-nostdinc", "-std=gnu11"]
     if Path(cpp).name in ("gcc", "clang"):
         args += ["-x", "c"]
