@@ -86,6 +86,11 @@ def run(args) -> int:
     it = Interpreter(program, opts)
     r = it.run(InputSource(parse_inputs(args.inputs), seed=args.seed), argv=None if args.all_inputs else list(args.args))
     sys.stdout.flush()
+    if it.native.unmodelled:
+        # the program's own output may depend on these made-up results: say so
+        names = ", ".join(f"{n} ({k}x)" for n, k in it.native.unmodelled.items())
+        print(f"tracelearn run: note: called functions with no body or model, whose results were "
+              f"inputs (--inputs, then random): {names}", file=sys.stderr)
     if r.status == "violation" and r.violation is not None:
         v = r.violation
         print(f"tracelearn run: {v.loc}: {v.kind} failed: {v.message}", file=sys.stderr)

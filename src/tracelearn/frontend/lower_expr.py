@@ -340,7 +340,7 @@ class ExprLowering:
             if not isinstance(idx.type, IntType):
                 raise TracelearnError("array subscript is not an integer", self.where(idx_node))
             checks = list(base_lv.checks)
-            if arr.length:
+            if arr.length and not base_lv.flexible:
                 checks.append(BoundsCheck(convert(self.std, idx, self.std.size_t), arr.length, self.loc(node), self.text(node)))
             addr = self.pointer_add(retype_pointer(base_addr, self.std.ptr(arr.elem)), idx, arr.elem, node)
             return LVMem(addr, arr.elem, self.text(node), None, checks)
@@ -395,7 +395,8 @@ class ExprLowering:
         if f is None:
             raise TracelearnError(f"no member named '{fname}' in '{st}'", self.where(node))
         addr = self.byte_offset(base_addr, f.offset, f.type)
-        return LVMem(addr, f.type, self.text(node), f if f.is_bitfield else None, checks)
+        flexible = isinstance(f.type, ArrayType) and (f.type.length or 0) <= 1 and f is st.fields[-1]
+        return LVMem(addr, f.type, self.text(node), f if f.is_bitfield else None, checks, flexible)
 
     def byte_offset(self, addr: Expr, offset: int, t: CType) -> Expr:
         pt = self.std.ptr(t)

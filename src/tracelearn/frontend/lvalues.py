@@ -36,6 +36,10 @@ class LVMem:
     text: str
     bitfield: Field | None = None
     checks: list[BoundsCheck] = field(default_factory=list)
+    # A struct's last member declared `T x[1]` or `T x[0]`: the pre-C99 flexible array
+    # (dtoa's Bigint, ...), which gcc indexes past its declared length; only the
+    # object's own bounds (the pointer check) limit it.
+    flexible: bool = False
 
 
 @dataclass

@@ -87,11 +87,17 @@ class Memory:
         o.data[off:off + len(data)] = data
 
     def read_cstring(self, addr: int, limit: int = 1 << 20) -> bytes:
+        """The string at ``addr``, at most ``limit`` bytes (printf's ``%.3s`` reads no
+        further, and needs no NUL within them)."""
+        if limit <= 0:
+            return b""
         o, off = self.find(addr, 1)
-        end = o.data.find(b"\0", off)
+        end = o.data.find(b"\0", off, off + limit)
         if end < 0:
+            if off + limit <= len(o.data):
+                return bytes(o.data[off:off + limit])
             raise MemoryFault(f"string at {addr:#x} is not NUL-terminated inside {o.name}")
-        return bytes(o.data[off:min(end, off + limit)])
+        return bytes(o.data[off:end])
 
 
 def decode(t: CType, data: bytes):

@@ -66,10 +66,12 @@ class NativeLibrary:
         self.stdin_buf = b""
         self.stdin_eof = False
         self.files: dict[int, OpenFile] = {}  # fopen's streams of the real file system (run)
+        self.unmodelled: dict[str, int] = {}  # functions without body or model called: times
 
     def reset(self) -> None:
         self.stdin_buf = b""
         self.stdin_eof = False
+        self.unmodelled = {}
         for f in self.files.values():
             f.close()
         self.files = {}
@@ -86,6 +88,7 @@ class NativeLibrary:
             except MemoryFault as e:
                 self.it.fault(e, call.loc)
         # No body and no model: the result is nondeterministic (an input).
+        self.unmodelled[name] = self.unmodelled.get(name, 0) + 1
         ft = self.it.program.externs.get(name)
         rt = ft.ret if ft is not None else IntType(32, True)
         if isinstance(rt, VoidType):
