@@ -214,3 +214,26 @@ def test_stat_of_the_real_file_system_in_run(tmp_path, capfd):
     want = subprocess.run([str(exe), *args], capture_output=True)
     assert main(["run", src, "--", *args]) == want.returncode == 0
     assert capfd.readouterr()[0].encode() == want.stdout
+
+
+# ------------------------------------------------ false alarms found by jq's test suite
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_printf_precision_reads_no_further_than_it_prints(tmp_path, capfd):
+    src = str(C_DIR / "gnuc" / "precision.c")  # %.3s of 3 bytes without a NUL
+    exe = tmp_path / "a.out"
+    subprocess.run(["gcc", "-w", "-o", str(exe), src], check=True)
+    want = subprocess.run([str(exe)], capture_output=True)
+    assert main(["run", src]) == want.returncode == 0
+    assert capfd.readouterr()[0].encode() == want.stdout
+
+
+def test_trailing_one_element_array_is_the_old_flexible_array():
+    """dtoa's `ULong x[1]` at the end of a struct, allocated larger: indexing within the
+    block is no error; beyond it, the pointer check catches it (not the declared [1])."""
+    doc = tracelearn.check(str(C_DIR / "gnuc" / "flexible.c"), timeout=60.0)
+    assert doc["verdict"] == "false"
+    cex = doc["counterexample"]
+    assert cex["kind"] == "pointer" and cex["line"] == 10 and cex["replay"]["status"] == "confirmed"
+    x = [i["value"] for i in cex["inputs"] if "nondet_int" in i["origin"]]
+    assert x and x[0] in (4, 5)
