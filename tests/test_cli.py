@@ -72,7 +72,8 @@ BAD_C = {
     "syntax": ("int main(void) { int x = ; }", ":1:"),
     "undeclared": ("int main(void) {\n  return y;\n}", ":2:"),
     "unsupported_int128": ("__int128 x;\nint main(void) { return 0; }", ":1:"),
-    "variadic_definition": ("int f(int n, ...) { return n; }\nint main(void) { return f(1, 2); }", ":1:"),
+    "va_start_not_variadic": ("#include <stdarg.h>\nint f(int n) { va_list ap;\n  va_start(ap, n); return n; }\n"
+                              "int main(void) { return f(1); }", ":3:"),
     "vla": ("int main(void) { int n = 3;\n  int a[n];\n  return 0; }", ":2:"),
     "bad_member": ("struct S { int a; };\nint main(void) { struct S s;\n  return s.b; }", ":3:"),
     "bad_include": ("#include <nonexistent_header.h>\nint main(void) { return 0; }", ":1:"),

@@ -237,3 +237,18 @@ def test_trailing_one_element_array_is_the_old_flexible_array():
     assert cex["kind"] == "pointer" and cex["line"] == 10 and cex["replay"]["status"] == "confirmed"
     x = [i["value"] for i in cex["inputs"] if "nondet_int" in i["origin"]]
     assert x and x[0] in (4, 5)
+
+
+def test_library_variadics_declared_by_the_program_take_their_arguments(tmp_path, capfd):
+    f = write(tmp_path, "p.c", "int printf(const char *fmt, ...);\n"
+                               "int main(void) { printf(\"%d %s\\n\", 42, \"x\"); return 0; }\n")
+    assert main(["run", f]) == 0
+    assert capfd.readouterr()[0] == "42 x\n"
+
+
+def test_address_of_a_variadic_function_of_the_program_is_refused(tmp_path, capsys):
+    f = write(tmp_path, "v.c", "int sum(int n, ...) { return n; }\n"
+                               "int main(void) { int (*p)(int, ...) = sum;\n  return p(1, 2); }\n")
+    code, _, err = cli(["check", f], capsys)
+    assert code != 0 and "Traceback" not in err
+    assert f"{f}:2:39: unsupported construct: the address of the variadic function 'sum'" in err

@@ -230,6 +230,8 @@ class ExprLowering:
     def id_lvalue(self, node: c_ast.ID) -> LV:
         b = self.scopes.lookup(node.name)
         if b is None:
+            if node.name == "__tl_va":  # stdarg.h's va_start
+                raise TracelearnError("va_start used in a function without '...' parameters", self.where(node))
             raise TracelearnError(f"use of undeclared identifier '{node.name}'", self.where(node))
         if isinstance(b, VarBinding):
             v = b.var
@@ -249,7 +251,7 @@ class ExprLowering:
         if isinstance(lv, LVReg):
             return lv.reg
         if isinstance(lv, LVFunc):
-            return lv.addr
+            return self.function_address(lv, node)
         t = lv.type
         if isinstance(t, ArrayType):
             return retype_pointer(lv.addr, self.std.ptr(t.elem))
@@ -432,7 +434,7 @@ class ExprLowering:
             if isinstance(lv, LVMem) and lv.bitfield is not None:
                 raise TracelearnError("cannot take the address of a bit-field", self.where(node))
             if isinstance(lv, LVFunc):
-                return lv.addr
+                return self.function_address(lv, node)
             return retype_pointer(lv.addr, self.std.ptr(lv.type))
         if op in ("sizeof", "_Alignof", "alignof"):
             t = self.type_of_operand(node.expr)
@@ -883,8 +885,7 @@ class ExprLowering:
         if target is not None and any(has_side_effects(a) for a in args):
             target = self.materialize(target, node, "fp")
         argv = self.call_args(ftype, args, node, name)
-        if ftype.variadic and ftype.prototyped and name not in self.library_decls and \
-                (name is None or name not in self.library_types()):
+        if ftype.variadic and ftype.prototyped and name is not None and self.defines_function(name):
             n = len(ftype.params)
             argv = argv[:n] + [self.va_block(argv[n:], node)]
         ret = ftype.ret
@@ -920,6 +921,19 @@ class ExprLowering:
         if not ftype.prototyped and len(out) != n and n:
             self.warn(f"{self.where(node)}: call to '{name}' with {len(out)} argument(s), its definition takes {n}")
         return out
+
+    def defines_function(self, name: str) -> bool:
+        """Whether a unit of the program defines ``name`` (an IR name: a static one
+        may be ``f@unit.c``)."""
+        return name in self.defined or name.split("@", 1)[0] in self.defined
+
+    def function_address(self, lv: LVFunc, node: c_ast.Node) -> Expr:
+        if lv.name is not None and lv.type.variadic and self.defines_function(lv.name):
+            # its callers pass the extra arguments in a block (va_block): a call through
+            # a pointer could not know to
+            raise UnsupportedError(f"unsupported construct: the address of the variadic function '{lv.name}'",
+                                   self.where(node))
+        return lv.addr
 
     def va_block(self, extras: list[Expr], node: c_ast.Node) -> Expr:
         """The extra arguments of a call to a variadic function of the program, stored
