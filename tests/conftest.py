@@ -18,6 +18,18 @@ C_DIR = HERE / "c"
 EXAMPLES = HERE.parent / "src" / "tracelearn" / "examples"
 
 
+def cli(args: list[str], capsys) -> tuple[int, str, str]:
+    """``tracelearn ARGS`` in this process: exit status, stdout, stderr."""
+    from tracelearn.cli.main import main
+
+    try:
+        code = main(args)
+    except SystemExit as e:  # argparse's errors
+        code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 @pytest.fixture
 def cfile(tmp_path):
     def make(source: str, name: str = "prog.c") -> str:

@@ -13,19 +13,10 @@ from tracelearn.cli.main import main
 from tracelearn.frontend.lower import load_program
 from tracelearn.frontend.preprocess import find_cpp, host_include_dirs
 
-from conftest import C_DIR
+from conftest import C_DIR, cli
 
 VARARGS, VFORMAT = str(C_DIR / "gnuc" / "varargs.c"), str(C_DIR / "gnuc" / "vformat.c")
 HOST = find_cpp() is not None and bool(host_include_dirs(find_cpp()))
-
-
-def cli(args: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        code = main(args)
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def write(tmp_path, name: str, text: str) -> str:

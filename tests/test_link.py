@@ -10,23 +10,13 @@ import subprocess
 import pytest
 
 import tracelearn
-from tracelearn.cli.main import main
 from tracelearn.errors import TracelearnError
 from tracelearn.frontend.lower import load_program
 
-from conftest import C_DIR
+from conftest import C_DIR, cli
 
 LINK = C_DIR / "link"
 MAIN, GEOMETRY = str(LINK / "main.c"), str(LINK / "geometry.c")
-
-
-def cli(args: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        code = main(args)
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_static_names_stay_private_to_their_unit():

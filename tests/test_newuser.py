@@ -5,7 +5,6 @@ the code before the fix."""
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
 import signal
@@ -18,9 +17,8 @@ import pytest
 import yaml
 
 import tracelearn
-from tracelearn.cli.main import main
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, cli
 
 TL = [sys.executable, "-m", "tracelearn.cli.main"]
 # x^3 + y^3 = z^3 has no solution: z3 works long on it (tens of seconds at least).
@@ -28,15 +26,6 @@ HARD = ("#include <assert.h>\nint main(void){ unsigned long long "
                  "x=__VERIFIER_nondet_ulonglong(), y=__VERIFIER_nondet_ulonglong(), z=__VERIFIER_nondet_ulonglong();\n"
                  " if (x > 0 && y > 0 && z > 0 && x < 1000000 && y < 1000000 && z < 1000000) "
                  "assert(x*x*x + y*y*y != z*z*z);\n return 0; }\n")
-
-
-def cli(args: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        code = main(args)
-    except SystemExit as e:  # argparse's errors
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def verdict(path: str, *extra: str) -> dict:
