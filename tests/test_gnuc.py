@@ -243,3 +243,15 @@ def test_address_of_a_variadic_function_of_the_program_is_refused(tmp_path, caps
     code, _, err = cli(["check", f], capsys)
     assert code != 0 and "Traceback" not in err
     assert f"{f}:2:39: unsupported construct: the address of the variadic function 'sum'" in err
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_calendar_functions_compute_what_glibc_computes(tmp_path, capfd):
+    """gmtime_r, timegm (normalising), strftime (most conversions), strptime (with the
+    day of the week and of the year): the gcc-built program's output, in UTC."""
+    src = str(C_DIR / "gnuc" / "calendar.c")
+    exe = tmp_path / "a.out"
+    subprocess.run(["gcc", "-w", "-o", str(exe), src], check=True)
+    want = subprocess.run([str(exe)], capture_output=True, env={"TZ": "UTC"})
+    assert main(["run", src]) == want.returncode == 0
+    assert capfd.readouterr()[0].encode() == want.stdout

@@ -12,7 +12,7 @@ import pytest
 import tracelearn
 
 HEAD = ("#include <stdio.h>\n#include <math.h>\n#include <unistd.h>\n#include <stdlib.h>\n#include <assert.h>\n"
-        "#include <string.h>\n#include <errno.h>\n#include <sys/stat.h>\n")
+        "#include <string.h>\n#include <errno.h>\n#include <sys/stat.h>\n#include <time.h>\n")
 
 # name: (a failing assertion over the model's result, a property that always holds[,
 # the bound: 2 unless the model's C body loops further])
@@ -40,6 +40,8 @@ MODELS = {
                    'FILE *f = fopen("in.txt", "r"); assert(f ? fclose(f) == 0 : errno == ENOENT);'),
     "__tl_stat": ('struct stat s; if (stat("f", &s) == 0) assert(!S_ISDIR(s.st_mode));',
                   'struct stat s; int r = stat("f", &s); assert(r == 0 || (r == -1 && errno == ENOENT));', 4),
+    "__tl_now": ("assert(time(0) != 1425599507);", "time_t a; time_t b = time(&a); assert(a == b);"),
+    "clock": ("assert(clock() != 77);", "assert(clock() >= 0);"),
     # (z3's square root is slow on ranges: one point each way)
     "sqrt": ("double x = __VERIFIER_nondet_double(); if (x == 9.0) assert(sqrt(x) != 3.0);",
              "double x = __VERIFIER_nondet_double(); if (x == 16.0) assert(sqrt(x) == 4.0);"),

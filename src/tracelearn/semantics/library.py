@@ -72,6 +72,8 @@ _MODELS = [
     LibraryModel("getuid", N.getuid, Y.getuid, "unsigned int"),
     LibraryModel("__tl_fopen", N.tl_fopen, Y.tl_fopen, "int in [0, 1]"),
     LibraryModel("__tl_stat", N.tl_stat, Y.tl_stat, "int in [0, 1], then 8 long longs"),
+    LibraryModel("__tl_now", N.tl_now, Y.tl_now, "2 long longs (seconds, microseconds)"),
+    LibraryModel("clock", N.clock, Y.clock, "long in [0, 2^63)"),
     LibraryModel("__tl_getenv", N.tl_getenv, Y.env_answer("getenv() set"), "int in [0, 1] (then getenv draws 15 chars)"),
     LibraryModel("__tl_realpath", N.tl_realpath, Y.env_answer("realpath() exists"), "int in [0, 1]"),
     # heap

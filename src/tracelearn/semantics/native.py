@@ -11,6 +11,7 @@ import math
 import os
 import re
 import struct
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Callable
 
@@ -255,6 +256,23 @@ class NativeLibrary:
                 return 2
         self.it.mem.write_bytes(info, data)
         return 0
+
+    def tl_now(self, a: list, c: Call):
+        """The clock: seconds and microseconds since the epoch (real in `run`)."""
+        t = ArrayType(IntType(64, True), 2)
+        if self.it.opt.real_io:
+            now = time.time()
+            sec = int(now)
+            data = sec.to_bytes(8, "little", signed=True) + int((now - sec) * 1e6).to_bytes(8, "little", signed=True)
+        else:
+            data = bytes(self.it.inputs.next(t, "the clock", c.loc))
+        self.it.mem.write_bytes(a[0], data)
+        return None
+
+    def clock(self, a: list, c: Call):
+        if self.it.opt.real_io:
+            return int(time.process_time() * 1e6)
+        return self.nondet_range(IntType(64, True), 0, (1 << 63) - 1, "clock()", c.loc)
 
     def getuid(self, a: list, c: Call):
         if self.it.opt.real_io:

@@ -119,6 +119,15 @@ class SymLibrary:
         self.sx.store(st, args[2], t, data, call.loc, when=exists)
         return st, SVal(z3.If(exists, z3.BitVecVal(0, 32), z3.BitVecVal(2, 32)))
 
+    def tl_now(self, st: State, args: list[SVal], call: Call):
+        t = ArrayType(IntType(64, True), 2)
+        data = self.sx.input(st, t, "the clock", call.loc, "the clock")
+        self.sx.store(st, args[0], t, data, call.loc)
+        return st, None
+
+    def clock(self, st: State, args: list[SVal], call: Call):
+        return st, self.ranged_input(st, IntType(64, True), 0, (1 << 63) - 1, "clock()", call)
+
     def getuid(self, st: State, args: list[SVal], call: Call):
         return st, self.sx.input(st, IntType(32, False), "getuid()", call.loc, "getuid()")
 

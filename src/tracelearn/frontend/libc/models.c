@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <ctype.h>
 
 void *memcpy(void *dest, const void *src, size_t n) {
     unsigned char *d = dest;
@@ -411,4 +413,309 @@ static int __tl_stat_into(const char *path, int follow, struct stat *st) {
 int stat(const char *path, struct stat *st) { return __tl_stat_into(path, 1, st); }
 
 int lstat(const char *path, struct stat *st) { return __tl_stat_into(path, 0, st); }
+
+/* ---- time.h: the clock (real in `run`, inputs elsewhere) and UTC calendar
+   arithmetic as glibc computes it (days from civil dates: H. Hinnant's algorithms) */
+
+time_t time(time_t *t) {
+    long long now[2];
+    __tl_now(now);
+    if (t) *t = now[0];
+    return now[0];
+}
+
+int gettimeofday(struct timeval *tv, void *tz) {
+    long long now[2];
+    __tl_now(now);
+    if (tv) {
+        tv->tv_sec = now[0];
+        tv->tv_usec = now[1];
+    }
+    return 0;
+}
+
+double difftime(time_t end, time_t start) { return (double)end - (double)start; }
+
+/* (names by switch: a static table of pointers would need initialisation code) */
+static const char *__tl_day(int i) {
+    switch (i) {
+    case 0: return "Sunday";
+    case 1: return "Monday";
+    case 2: return "Tuesday";
+    case 3: return "Wednesday";
+    case 4: return "Thursday";
+    case 5: return "Friday";
+    default: return "Saturday";
+    }
+}
+
+static const char *__tl_month(int i) {
+    switch (i) {
+    case 0: return "January";
+    case 1: return "February";
+    case 2: return "March";
+    case 3: return "April";
+    case 4: return "May";
+    case 5: return "June";
+    case 6: return "July";
+    case 7: return "August";
+    case 8: return "September";
+    case 9: return "October";
+    case 10: return "November";
+    default: return "December";
+    }
+}
+
+static int __tl_leap(long long y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+static int __tl_yday(long long y, int mon, int mday) {
+    static const short before[12] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+    return before[mon] + mday - 1 + (mon > 1 && __tl_leap(y));
+}
+
+static long long __tl_days_from_civil(long long y, int m, int d) {
+    y -= m <= 2;
+    long long era = (y >= 0 ? y : y - 399) / 400;
+    long long yoe = y - era * 400;
+    long long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static int __tl_wday(long long days) { return (int)(((days % 7) + 11) % 7); }  /* 1970-01-01: Thursday */
+
+struct tm *gmtime_r(const time_t *tp, struct tm *tm) {
+    long long t = *tp, days = t / 86400, rem = t % 86400;
+    if (rem < 0) {
+        rem += 86400;
+        days--;
+    }
+    tm->tm_hour = (int)(rem / 3600);
+    tm->tm_min = (int)(rem / 60 % 60);
+    tm->tm_sec = (int)(rem % 60);
+    tm->tm_wday = __tl_wday(days);
+    long long z = days + 719468;
+    long long era = (z >= 0 ? z : z - 146096) / 146097;
+    long long doe = z - era * 146097;
+    long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    long long mp = (5 * doy + 2) / 153;
+    int d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    int m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    long long y = yoe + era * 400 + (m <= 2);
+    tm->tm_year = (int)(y - 1900);
+    tm->tm_mon = m - 1;
+    tm->tm_mday = d;
+    tm->tm_yday = __tl_yday(y, m - 1, d);
+    tm->tm_isdst = 0;
+    tm->tm_gmtoff = 0;
+    tm->tm_zone = "GMT";
+    return tm;
+}
+
+struct tm *gmtime(const time_t *t) {
+    static struct tm tm;
+    return gmtime_r(t, &tm);
+}
+
+struct tm *localtime_r(const time_t *t, struct tm *out) {
+    gmtime_r(t, out);
+    out->tm_zone = "UTC";
+    return out;
+}
+
+struct tm *localtime(const time_t *t) {
+    static struct tm tm;
+    return localtime_r(t, &tm);
+}
+
+time_t timegm(struct tm *tm) {
+    long long y = tm->tm_year + 1900LL, mon = tm->tm_mon;
+    y += mon / 12;
+    mon %= 12;
+    if (mon < 0) {
+        mon += 12;
+        y--;
+    }
+    long long days = __tl_days_from_civil(y, (int)mon + 1, 1) + tm->tm_mday - 1;
+    time_t t = (time_t)(days * 86400 + tm->tm_hour * 3600LL + tm->tm_min * 60LL + tm->tm_sec);
+    gmtime_r(&t, tm);  /* the fields normalised, as glibc leaves them */
+    return t;
+}
+
+time_t mktime(struct tm *tm) {
+    time_t t = timegm(tm);
+    tm->tm_zone = "UTC";
+    return t;
+}
+
+/* strftime's output: append up to the limit; 0 when it does not fit (C's rule) */
+static int __tl_put(char *s, size_t max, size_t *n, const char *text) {
+    while (*text) {
+        if (*n + 1 >= max) return 0;
+        s[(*n)++] = *text++;
+    }
+    return 1;
+}
+
+static int __tl_put_num(char *s, size_t max, size_t *n, long long v, int width, char pad) {
+    char digits[24];
+    int k = 0, neg = v < 0;
+    unsigned long long u = neg ? -(unsigned long long)v : (unsigned long long)v;
+    do {
+        digits[k++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    char text[32];
+    int at = 0;
+    if (neg) text[at++] = '-';
+    for (int i = k + neg; i < width; i++) text[at++] = pad;
+    while (k) text[at++] = digits[--k];
+    text[at] = 0;
+    return __tl_put(s, max, n, text);
+}
+
+static char *__tl_abbr(char *out, const char *name) {
+    out[0] = name[0];
+    out[1] = name[1];
+    out[2] = name[2];
+    out[3] = 0;
+    return out;
+}
+
+size_t strftime(char *s, size_t max, const char *f, const struct tm *tm) {
+    size_t n = 0;
+    char sub[64];
+    int ok = 1;
+    for (; *f && ok; f++) {
+        if (*f != '%' || !f[1]) {
+            char one[2] = {*f, 0};
+            ok = __tl_put(s, max, &n, one);
+            continue;
+        }
+        int hour12 = tm->tm_hour % 12 ? tm->tm_hour % 12 : 12;
+        const char *composite = 0;
+        switch (*++f) {
+        case 'a': ok = __tl_put(s, max, &n, __tl_abbr(sub, __tl_day(tm->tm_wday % 7))); break;
+        case 'A': ok = __tl_put(s, max, &n, __tl_day(tm->tm_wday % 7)); break;
+        case 'b': case 'h': ok = __tl_put(s, max, &n, __tl_abbr(sub, __tl_month(tm->tm_mon % 12))); break;
+        case 'B': ok = __tl_put(s, max, &n, __tl_month(tm->tm_mon % 12)); break;
+        case 'C': ok = __tl_put_num(s, max, &n, (tm->tm_year + 1900LL) / 100, 2, '0'); break;
+        case 'd': ok = __tl_put_num(s, max, &n, tm->tm_mday, 2, '0'); break;
+        case 'e': ok = __tl_put_num(s, max, &n, tm->tm_mday, 2, ' '); break;
+        case 'H': ok = __tl_put_num(s, max, &n, tm->tm_hour, 2, '0'); break;
+        case 'I': ok = __tl_put_num(s, max, &n, hour12, 2, '0'); break;
+        case 'j': ok = __tl_put_num(s, max, &n, tm->tm_yday + 1, 3, '0'); break;
+        case 'k': ok = __tl_put_num(s, max, &n, tm->tm_hour, 2, ' '); break;
+        case 'l': ok = __tl_put_num(s, max, &n, hour12, 2, ' '); break;
+        case 'm': ok = __tl_put_num(s, max, &n, tm->tm_mon + 1, 2, '0'); break;
+        case 'M': ok = __tl_put_num(s, max, &n, tm->tm_min, 2, '0'); break;
+        case 'n': ok = __tl_put(s, max, &n, "\n"); break;
+        case 'p': ok = __tl_put(s, max, &n, tm->tm_hour < 12 ? "AM" : "PM"); break;
+        case 'P': ok = __tl_put(s, max, &n, tm->tm_hour < 12 ? "am" : "pm"); break;
+        case 's': {
+            struct tm copy = *tm;
+            ok = __tl_put_num(s, max, &n, (long long)timegm(&copy), 1, '0');
+            break;
+        }
+        case 'S': ok = __tl_put_num(s, max, &n, tm->tm_sec, 2, '0'); break;
+        case 't': ok = __tl_put(s, max, &n, "\t"); break;
+        case 'u': ok = __tl_put_num(s, max, &n, tm->tm_wday ? tm->tm_wday : 7, 1, '0'); break;
+        case 'w': ok = __tl_put_num(s, max, &n, tm->tm_wday, 1, '0'); break;
+        case 'y': ok = __tl_put_num(s, max, &n, (tm->tm_year + 1900LL) % 100, 2, '0'); break;
+        case 'Y': ok = __tl_put_num(s, max, &n, tm->tm_year + 1900LL, 1, '0'); break;
+        case 'z': ok = __tl_put(s, max, &n, "+0000"); break;
+        case 'Z': ok = __tl_put(s, max, &n, tm->tm_zone ? tm->tm_zone : "GMT"); break;
+        case '%': ok = __tl_put(s, max, &n, "%"); break;
+        case 'c': composite = "%a %b %e %H:%M:%S %Y"; break;
+        case 'D': composite = "%m/%d/%y"; break;
+        case 'F': composite = "%Y-%m-%d"; break;
+        case 'r': composite = "%I:%M:%S %p"; break;
+        case 'R': composite = "%H:%M"; break;
+        case 'T': composite = "%H:%M:%S"; break;
+        case 'x': composite = "%m/%d/%y"; break;
+        case 'X': composite = "%H:%M:%S"; break;
+        default: {
+            char two[3] = {'%', *f, 0};
+            ok = __tl_put(s, max, &n, two);
+        }
+        }
+        if (composite) {
+            size_t k = strftime(sub, sizeof sub, composite, tm);
+            ok = __tl_put(s, max, &n, sub) && (k || !*composite);
+        }
+    }
+    if (!ok || n >= max) return 0;
+    s[n] = 0;
+    return n;
+}
+
+/* strptime: digits (at most `width`), names, literals; whitespace in the format
+   matches any run of whitespace. With the year, month and day known, the day of
+   the week and of the year are computed, as glibc does. */
+static const char *__tl_digits(const char *s, int width, int *out) {
+    while (isspace((unsigned char)*s)) s++;
+    int v = 0, k = 0, neg = 0;
+    if (*s == '-' || *s == '+') neg = *s++ == '-';
+    for (; k < width && isdigit((unsigned char)*s); k++) v = v * 10 + (*s++ - '0');
+    if (!k) return 0;
+    *out = neg ? -v : v;
+    return s;
+}
+
+static const char *__tl_name(const char *s, const char *(*names)(int), int count, int *out) {
+    for (int i = 0; i < count; i++) {
+        const char *name = names(i);
+        size_t full = strlen(name), k = 0;
+        while (k < full && s[k] && tolower((unsigned char)s[k]) == tolower((unsigned char)name[k])) k++;
+        if (k == full || k == 3) {
+            *out = i;
+            return s + k;
+        }
+    }
+    return 0;
+}
+
+char *strptime(const char *s, const char *f, struct tm *tm) {
+    int have_year = 0, have_mon = 0, have_mday = 0, v;
+    for (; *f && s; f++) {
+        if (isspace((unsigned char)*f)) {
+            while (isspace((unsigned char)*s)) s++;
+            continue;
+        }
+        if (*f != '%' || !f[1]) {
+            if (*s != *f) return 0;
+            s++;
+            continue;
+        }
+        switch (*++f) {
+        case 'Y': if ((s = __tl_digits(s, 4, &v))) { tm->tm_year = v - 1900; have_year = 1; } break;
+        case 'y': if ((s = __tl_digits(s, 2, &v))) { tm->tm_year = v < 69 ? v + 100 : v; have_year = 1; } break;
+        case 'm': if ((s = __tl_digits(s, 2, &v))) { tm->tm_mon = v - 1; have_mon = 1; } break;
+        case 'd': case 'e': if ((s = __tl_digits(s, 2, &v))) { tm->tm_mday = v; have_mday = 1; } break;
+        case 'H': if ((s = __tl_digits(s, 2, &v))) tm->tm_hour = v; break;
+        case 'M': if ((s = __tl_digits(s, 2, &v))) tm->tm_min = v; break;
+        case 'S': if ((s = __tl_digits(s, 2, &v))) tm->tm_sec = v; break;
+        case 'j': if ((s = __tl_digits(s, 3, &v))) tm->tm_yday = v - 1; break;
+        case 'b': case 'B': case 'h':
+            if ((s = __tl_name(s, __tl_month, 12, &v))) { tm->tm_mon = v; have_mon = 1; }
+            break;
+        case 'a': case 'A': if ((s = __tl_name(s, __tl_day, 7, &v))) tm->tm_wday = v; break;
+        case 'T': s = strptime(s, "%H:%M:%S", tm); break;
+        case 'R': s = strptime(s, "%H:%M", tm); break;
+        case 'D': s = strptime(s, "%m/%d/%y", tm); have_year = have_mon = have_mday = s != 0; break;
+        case 'F': s = strptime(s, "%Y-%m-%d", tm); have_year = have_mon = have_mday = s != 0; break;
+        case 'n': case 't': while (isspace((unsigned char)*s)) s++; break;
+        case '%': if (*s++ != '%') return 0; break;
+        default: return 0;  /* a conversion this model does not know: no match */
+        }
+    }
+    if (!s) return 0;
+    if (have_year && have_mon && have_mday) {
+        long long y = tm->tm_year + 1900LL;
+        tm->tm_wday = __tl_wday(__tl_days_from_civil(y, tm->tm_mon + 1, tm->tm_mday));
+        tm->tm_yday = __tl_yday(y, tm->tm_mon, tm->tm_mday);
+    }
+    return (char *)s;
+}
 

@@ -1,6 +1,15 @@
 #ifndef __TL_SYS_TYPES_H
 #define __TL_SYS_TYPES_H
 #include <stddef.h>
+/* The host's own sys/types.h when there is one (other system headers rely on the
+   internal names it defines: __socklen_t, ...), else these. */
+#if defined(__has_include_next)
+#if __has_include_next(<sys/types.h>)
+#define __TL_HOST_SYS_TYPES 1
+#include_next <sys/types.h>
+#endif
+#endif
+#ifndef __TL_HOST_SYS_TYPES
 typedef __TL_PTRDIFF_T ssize_t;
 typedef long off_t;
 typedef unsigned int mode_t;
@@ -13,4 +22,5 @@ typedef int pid_t;
 typedef long time_t;
 typedef long blksize_t;
 typedef long blkcnt_t;
+#endif
 #endif
