@@ -255,3 +255,11 @@ def test_calendar_functions_compute_what_glibc_computes(tmp_path, capfd):
     want = subprocess.run([str(exe)], capture_output=True, env={"TZ": "UTC"})
     assert main(["run", src]) == want.returncode == 0
     assert capfd.readouterr()[0].encode() == want.stdout
+
+
+def test_bundled_posix_headers_under_ilp32(tmp_path):
+    """ILP32 (SV-COMP's default) never reaches into the x86-64 host's headers through
+    a bundled one (glibc's would want gnu/stubs-32.h)."""
+    f = write(tmp_path, "i.c", "#include <unistd.h>\n#include <sys/stat.h>\n#include <time.h>\n#include <assert.h>\n"
+                               "int main(void) { assert(sizeof(off_t) == 4 && sizeof(time_t) == 4); return 0; }\n")
+    assert tracelearn.check(f, data_model="ILP32", timeout=30.0)["verdict"] == "true"

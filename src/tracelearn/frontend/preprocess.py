@@ -179,6 +179,9 @@ def preprocess(
     cpp = find_cpp() if use_system_cpp else None
     if cpp:
         after = host_include_dirs(cpp)
+        if after and dm.ptr_width == 64:
+            # the host is x86-64 (LP64): a bundled header may defer to the host's
+            macros["__TL_HOST_DATA_MODEL"] = "1"
         text, tool = _run_cpp(cpp, source, macros, dirs, pre_includes or [], after), Path(cpp).name
     else:
         text, tool = _run_pcpp(source, macros, dirs, pre_includes or []), "pcpp"

@@ -1,9 +1,10 @@
 #ifndef __TL_SYS_TYPES_H
 #define __TL_SYS_TYPES_H
 #include <stddef.h>
-/* The host's own sys/types.h when there is one (other system headers rely on the
-   internal names it defines: __socklen_t, ...), else these. */
-#if defined(__has_include_next)
+/* The host's own sys/types.h when there is one and the data model is the host's
+   (LP64: other system headers rely on the internal names it defines, __socklen_t,
+   ...), else these. */
+#if defined(__has_include_next) && defined(__TL_HOST_DATA_MODEL)
 #if __has_include_next(<sys/types.h>)
 #define __TL_HOST_SYS_TYPES 1
 #include_next <sys/types.h>
