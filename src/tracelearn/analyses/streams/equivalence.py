@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import z3
 
 from ...automata.transducer import Transducer, window_vars
-from .windows import path_input, satisfiable
+from .windows import outputs_differ, path_input, satisfiable
 from ...semantics.strategies.bigstep import Boundary, StepExplorer, SymStep
 
 
@@ -128,7 +128,7 @@ class EquivalenceChecker:
             for f in finals:
                 en = self._enabled(f.guard, f.outputs, node.boundary.defined, final=True)
                 chosen = z3.And(en, *[z3.Not(e) for e in earlier])
-                bad = z3.And(st.cond, chosen, _differ(f.outputs, st.outputs))
+                bad = z3.And(st.cond, chosen, outputs_differ(f.outputs, st.outputs))
                 if self._sat(bad, res):
                     return bad
                 earlier.append(en)
@@ -141,7 +141,7 @@ class EquivalenceChecker:
         for m in conj.out_of(node.q):
             en = self._enabled(m.guard, m.outputs, node.boundary.defined)
             ens.append(en)
-            bad = z3.And(st.cond, en, _differ(m.outputs, st.outputs))
+            bad = z3.And(st.cond, en, outputs_differ(m.outputs, st.outputs))
             if self._sat(bad, res):
                 return bad
         stuck = z3.And(st.cond, *[z3.Not(e) for e in ens])
@@ -182,11 +182,3 @@ class EquivalenceChecker:
         """An input taking the path to ``node`` and then the disagreeing step."""
         n = len(node.conds)
         return path_input(list(node.conds) + [bad], bits, n + 1 if step else n)
-
-
-def _differ(expected: tuple, got: tuple) -> z3.BoolRef:
-    if len(expected) != len(got):
-        return z3.BoolVal(True)
-    if not expected:
-        return z3.BoolVal(False)
-    return z3.Or(*[e != g for e, g in zip(expected, got)])

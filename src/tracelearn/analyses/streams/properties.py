@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import z3
 
 from ...automata.transducer import Move, Transducer, window_vars
-from .windows import path_input, satisfiable
+from .windows import outputs_differ, path_input, satisfiable
 
 
 @dataclass
@@ -55,7 +55,7 @@ def compare(a: Transducer, b: Transducer, max_pairs: int = 100_000) -> Compariso
         fb = _finals(b, qb, d)
         for ga, oa in fa:
             for gb, ob in fb:
-                bad = z3.And(ga, gb, _differ(oa, ob))
+                bad = z3.And(ga, gb, outputs_differ(oa, ob))
                 if _sat(bad, res):
                     return _confirm(a, b, path_input(list(conds) + [bad], a.bits, len(conds)), res)
         # one more element
@@ -66,7 +66,7 @@ def compare(a: Transducer, b: Transducer, max_pairs: int = 100_000) -> Compariso
                 both = z3.And(ex, ey)
                 if not _sat(both, res):
                     continue
-                bad = z3.And(both, _differ(x.outputs, y.outputs))
+                bad = z3.And(both, outputs_differ(x.outputs, y.outputs))
                 if _sat(bad, res):
                     return _confirm(a, b, path_input(list(conds) + [bad], a.bits, len(conds) + 1), res)
                 nxt = (x.dst, y.dst, min(d + 1, k))
@@ -119,16 +119,6 @@ def _enabled(guard: z3.BoolRef, outputs: tuple, d: int, final: bool = False) -> 
     return guard
 
 
-def _differ(x: tuple, y: tuple) -> z3.BoolRef:
-    if len(x) != len(y):
-        return z3.BoolVal(True)
-    if not x:
-        return z3.BoolVal(False)
-    return z3.Or(*[p != q for p, q in zip(x, y)])
-
-
 def _sat(f: z3.BoolRef, res: Comparison) -> bool:
     res.solver_calls += 1
     return satisfiable(f)
-
-

@@ -58,3 +58,12 @@ def satisfiable(f: z3.BoolRef, deadline: float | None = None) -> bool:
     if r == z3.unknown:
         raise TimeoutError(f"the solver could not decide a query ({s.reason_unknown()})")
     return r == z3.sat
+
+
+def outputs_differ(a: tuple, b: tuple) -> z3.BoolRef:
+    """Two output sequences (terms over the window) are not the same."""
+    if len(a) != len(b):
+        return z3.BoolVal(True)
+    if not a:
+        return z3.BoolVal(False)
+    return z3.Or(*[x != y for x, y in zip(a, b)])
