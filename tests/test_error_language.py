@@ -177,3 +177,25 @@ def test_explain_bad_options(args):
     p = subprocess.run(["tracelearn", *args], capture_output=True, text=True, timeout=120)
     assert p.returncode == 2
     assert p.stderr.startswith("tracelearn: error:") and "Traceback" not in p.stderr
+
+
+def test_timeout_stops_the_unwinding(cfile, capsys):
+    """--timeout holds while the program is being unwound, not only between queries:
+    a deep unwinding (here 100,000 iterations of a loop) ends at the limit with a clear
+    error, not minutes later."""
+    from conftest import cli
+
+    path = cfile("""
+        #include <assert.h>
+        int nondet(void);
+        void f(void) {}
+        int main(void) {
+            int s = 0;
+            for (int i = 0; i < 100000; i++) { s += nondet(); f(); }
+            assert(s != 7);
+            return 0;
+        }""")
+    code, out, err = cli(["explain", path, "--bound", "100000", "--max-word-length", "3", "--timeout", "2",
+                          "--quiet"], capsys)
+    assert code != 0 and out == ""
+    assert "timeout while encoding bound 100000" in err and "Traceback" not in err

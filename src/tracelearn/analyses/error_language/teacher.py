@@ -32,7 +32,7 @@ from ...ir.program import PROPERTY_KINDS
 from ...semantics.bmc import Encoding, SolverStats
 from ...semantics.traces import extract
 from ...semantics.strategies.unwind import UnwindOptions
-from ...semantics.symbolic import SemanticsOptions
+from ...semantics.symbolic import SemanticsOptions, SymexLimit
 from .alphabet import Instrumented
 from .cfg_oracle import CFGOracle
 
@@ -103,8 +103,13 @@ class ErrorTeacher:
             # edge at most k-1 times.
             sem_opts = SemanticsOptions(continue_kinds=frozenset(PROPERTY_KINDS), cut_props=frozenset(inst.targets))
             unwind = UnwindOptions(loop_bound_delta=-1)
-        self.enc = Encoding(inst.program, bound, loop_bounds, timeout_s, semantics=sem_opts, unwinding=unwind,
-                            stats=self.stats.solver)
+        try:
+            self.enc = Encoding(inst.program, bound, loop_bounds, timeout_s, deadline=self.deadline,
+                                semantics=sem_opts, unwinding=unwind, stats=self.stats.solver)
+        except SymexLimit as e:
+            if time.perf_counter() >= self.deadline:
+                raise TeacherTimeout(str(e)) from None
+            raise
         self._build()
         self.stats.encode_time_s += time.perf_counter() - t0
 
