@@ -199,3 +199,67 @@ def test_timeout_stops_the_unwinding(cfile, capsys):
                           "--quiet"], capsys)
     assert code != 0 and out == ""
     assert "timeout while encoding bound 100000" in err and "Traceback" not in err
+
+
+def words(r, bwl: int) -> set:
+    return {tuple(w) for w in r.automaton.iter_words(bwl)}
+
+
+@pytest.mark.parametrize("name,bound,bwl", [("fig2", 4, 4), ("fig8", 3, 6), ("fig10", 4, 4), ("mergesort", 3, 8)])
+def test_paths_engine_learns_the_same_language(name, bound, bwl):
+    """--engine paths (every path on its own, then one equation of the failing prefixes)
+    and the merged unwinding answer the same membership queries: the languages agree on
+    every word of at most bwl letters, the only ones Theorem 4.1 speaks of."""
+    path = FIG2 if name == "fig2" else str(C_DIR / f"{name}.c")
+    mode = {"alphabet": AlphabetSpec(program_mode=True)} if name == "mergesort" else {}  # its paths, not errors
+    merged = learned(path, bound=bound, bwl=bwl, **mode)
+    paths = learned(path, bound=bound, bwl=bwl, engine="paths", **mode)
+    assert words(paths, bwl) == words(merged, bwl)
+    assert words(paths, bwl)  # each of them has accepted words
+    if name == "fig2":
+        assert paths.automaton.equivalent(fig5c())
+    if mode:
+        return
+    for w, inputs in paths.witnesses.items():  # every witness drives the interpreter to the failure
+        run = Interpreter(paths.inst.program, InterpOptions()).run(InputSource(list(inputs), seed=0), argv=None)
+        assert run.status == "violation", (w, run.status)
+
+
+def test_paths_engine_cuts_loops_at_the_bound(cfile):
+    """A loop the input keeps going: the path strategy stops at the bound, as the
+    unwinding does, so the language is the same finite one."""
+    path = cfile("""
+        #include <assert.h>
+        int nondet(void);
+        void tick(void) {}
+        int main(void) {
+            int n = 0;
+            while (nondet()) { tick(); n++; }
+            assert(n != 2);
+            return 0;
+        }""")
+    for engine in ("merged", "paths"):
+        r = learned(path, bound=3, bwl=5, engine=engine)
+        assert words(r, 5) == {("tick", "tick", "assert")}, engine
+
+
+def test_cut_paths_make_the_language_incomplete(cfile):
+    """A path the engine cannot follow (here sprintf of a value the merged unwinding
+    keeps symbolic) is not a run without failure: the result says the language may
+    miss words instead of claiming that no run fails."""
+    path = cfile("""
+        #include <assert.h>
+        #include <stdio.h>
+        #include <string.h>
+        int nondet(void);
+        int main(void) {
+            char buf[16];
+            sprintf(buf, "%d", nondet() ? 7 : 8);
+            assert(strcmp(buf, "7") != 0);
+            return 0;
+        }""")
+    merged = learned(path, bound=2, bwl=2)
+    assert merged.automaton.is_empty() and merged.incomplete
+    assert "sprintf" in merged.incomplete[0]
+    paths = learned(path, bound=2, bwl=2, engine="paths")  # each path has a constant to print
+    assert words(paths, 2) == {("assert",)} and not paths.incomplete

@@ -136,6 +136,10 @@ def add_alphabet_options(p) -> None:
                    help="c (default): a run ends at a failed check; cbmc: as pv's CBMC setup, runs go on "
                         "past failed runtime checks with arbitrary values (words need not be real runs) and "
                         "b counts as CBMC's --unwind (b-1 back edges)")
+    b.add_argument("--engine", choices=["merged", "paths"], default="merged",
+                   help="merged (default): one unwinding of all paths, joined where they meet; paths: every "
+                        "path within the bound run on its own, then one equation of them (for programs whose "
+                        "paths carry concrete data through long loops: string and heap libraries)")
 
 
 def explain_options(args) -> ExplainOptions:
@@ -151,9 +155,13 @@ def explain_options(args) -> ExplainOptions:
         raise OptionError("--program and --target exclude each other")
     spec = AlphabetSpec(functions, branches, args.assertion, args.program is not None, args.program or "main",
                         parse_targets(getattr(args, "target", None)))
+    cbmc = getattr(args, "semantics", "c") == "cbmc"
+    engine = getattr(args, "engine", "merged")
+    if cbmc and engine == "paths":
+        raise OptionError("--engine paths runs C's semantics: it excludes --semantics cbmc")
     return ExplainOptions(spec, args.bound, args.bwl, args.bmax, args.bwl_max, args.learner, args.lazy,
                           args.timeout, loop_bounds=parse_loop_bounds(args.unwind_loop),
-                          cbmc_semantics=getattr(args, "semantics", "c") == "cbmc")
+                          cbmc_semantics=cbmc, engine=engine)
 
 
 def parse_targets(text: str | None) -> frozenset[str] | None:
@@ -169,6 +177,6 @@ def parse_targets(text: str | None) -> frozenset[str] | None:
 
 def options_json(args) -> dict:
     keys = ["letters", "alphabet", "assertion", "target", "program", "bound", "bwl", "bmax", "bwl_max", "learner", "lazy",
-            "semantics",
+            "semantics", "engine",
             "data_model", "entry", "include", "define", "unit", "unwind_loop"]
     return {k: getattr(args, k, None) for k in keys}

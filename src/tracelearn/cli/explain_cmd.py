@@ -75,7 +75,9 @@ def summary_text(r: ExplainResult, doc: dict) -> str:
            f"(b = {r.b}, bwl = {r.bwl}{', converged' if r.converged else ', NOT converged'}): "
            f"{a.num_states} states, {len(a.transitions)} transitions"]
     out.append(f"alphabet: {', '.join(doc['alphabet'])}")
-    if a.is_empty():
+    if a.is_empty() and r.incomplete:
+        out.append(f"No run found that {what}, but some paths could not be followed (see 'incomplete').")
+    elif a.is_empty():
         out.append(f"No run within the bounds {what}.")
     else:
         out.append(f"Initial state {a.initial}; accepting: {', '.join(map(str, sorted(a.accepting)))}")
@@ -91,6 +93,8 @@ def summary_text(r: ExplainResult, doc: dict) -> str:
             out.append(f"Shortest accepted word: {' . '.join(shortest)}")
     for n in r.notes:
         out.append(f"note: {n}")
+    for n in r.incomplete:
+        out.append(f"incomplete: paths cut, their words may be missing: {n}")
     s = doc["stats"]
     out.append(f"Queries: {s['membership_asked']} membership ({s['by_cache']} cache, {s['by_precheck']} pre-check, "
                f"{s['by_guess']} guessed, {s['membership_by_solver']} solver), {s['equivalence']} conjectures; "

@@ -64,5 +64,6 @@ def explain_document(r: ExplainResult, file: str, options: dict) -> dict:
         "edge_witnesses": [{"from": e.source, "letter": e.letter, "to": e.target, "word": list(e.word),
                             "inputs": inputs_json(e.inputs)} for e in r.edge_witnesses],
         "notes": r.notes,
+        "incomplete": r.incomplete,
         "stats": stats,
     }

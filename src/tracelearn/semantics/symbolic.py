@@ -66,6 +66,10 @@ class SemanticsOptions:
     # k-induction's step case (strategies/kinduction.py): (global, k): a check fails only
     # once that global's value is past k; before, it is assumed to hold
     armed: tuple[str, int] | None = None
+    # Name each new version of a byte-array object (a fresh constant equal to it): merged
+    # states share it instead of copying the term. A single path is better off with the
+    # term itself, where a read of bytes it wrote simplifies to their value.
+    name_memory: bool = True
 
 
 @dataclass
@@ -638,7 +642,7 @@ class SymbolicSemantics(IRVisitor):
             if not z3.is_true(cond):
                 new = z3.If(cond, new, st.mem[o.oid])
             new = _simp(new) if o.is_blob else new
-            if not _is_value(new) and o.is_blob:
+            if not _is_value(new) and o.is_blob and self.opt.name_memory:
                 new = self.define(self.fresh_name(f"mem.{o.name}"), t, new)
             st.mem[o.oid] = new
             st.spts[o.oid] = pts_union(st.spts.get(o.oid, frozenset()), v.pts)

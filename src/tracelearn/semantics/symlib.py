@@ -19,6 +19,8 @@ from ..ir.types import ArrayType, CType, IntType, VoidType
 from . import symexpr as S
 from .equation import Step
 from .libspec import SCAN_STRING, scan_conversions, scan_type
+from .native import VaSlot
+from .printf import FormatError, format_printf
 from .symstate import SVal, State
 
 if TYPE_CHECKING:
@@ -78,7 +80,11 @@ class SymLibrary:
             sx.step(Step("output", st.guard, call.loc, sx.fn, lhs=name, message=(fmt or b"").decode("latin-1"),
                          args=[a.term for a in rest]))
             if name in ("sprintf", "snprintf", "vsprintf", "vsnprintf"):
-                return lib.cut(st, f"{call.loc}: {name} output buffer is not modelled")
+                done = lib.format_into(st, name, fmt, args, call) if fmt is not None else None
+                if done is not None:
+                    return st, done
+                return lib.cut(st, f"{call.loc}: {name} into a buffer needs a constant format and constant "
+                                   "arguments here")
             if name == "write" and len(args) == 3:
                 return st, args[2]
             rt = lib.ret_type(name)
@@ -146,6 +152,73 @@ class SymLibrary:
 
     def realloc(self, st: State, args: list[SVal], call: Call):
         return self.cut(st, f"{call.loc}: realloc is not supported by the model checker")
+
+    def format_into(self, st: State, name: str, fmt: bytes, args: list[SVal], call: Call) -> SVal | None:
+        """sprintf and friends when the arguments are constants on this path (a path of
+        the path strategy, where data are concrete): the bytes are formatted as the
+        interpreter formats them and stored; None when a value is symbolic."""
+        sx = self.sx
+        sized = name in ("snprintf", "vsnprintf")
+        first = 3 if sized else 2
+        n = None
+        if sized:
+            nt = z3.simplify(args[1].term)
+            if not z3.is_bv_value(nt):
+                return None
+            n = nt.as_long()
+        byte, slot_t = IntType(8, False), IntType(64, False)
+
+        def const(v: SVal) -> int:
+            t = z3.simplify(v.term)
+            if not z3.is_bv_value(t):
+                raise _Symbolic
+            return t.as_long()
+
+        pts: dict[int, SVal] = {}  # address -> the value it came from (its points-to set)
+        if name.startswith("v"):
+            va = args[first]
+            vt = z3.simplify(va.term)
+            if not z3.is_bv_value(vt):
+                return None
+            base = vt.as_long()
+
+            def slot(i: int) -> VaSlot:
+                v = sx.load(st, SVal(z3.BitVecVal(base + 8 * i, sx.pw), va.pts), slot_t, call.loc)
+                x = const(v)
+                pts[x] = v
+                return VaSlot(x)
+            values: object = _Slots(slot)
+        else:
+            vals = []
+            for a in args[first:]:
+                t = z3.simplify(a.term)
+                if not z3.is_bv_value(t):
+                    return None
+                pts[t.as_long()] = a
+                vals.append(t.as_long())
+            values = vals
+
+        def read_string(addr: int, limit: int | None) -> bytes:
+            src = pts.get(addr, SVal(z3.BitVecVal(addr, sx.pw), None))
+            out = bytearray()
+            while limit is None or len(out) < limit:
+                c = const(sx.load(st, SVal(z3.BitVecVal(addr + len(out), sx.pw), src.pts), byte, call.loc))
+                if c == 0 or len(out) >= 1 << 16:
+                    break
+                out.append(c)
+            return bytes(out)
+        try:
+            data = format_printf(fmt, values, read_string, sx.dm.long_width)
+        except (_Symbolic, FormatError):
+            return None
+        if n is not None:
+            data_out = data[:n - 1] + b"\0" if n > 0 else b""
+        else:
+            data_out = data + b"\0"
+        if data_out:
+            sx.store(st, args[0], ArrayType(byte, len(data_out)),
+                     SVal(z3.BitVecVal(int.from_bytes(data_out, "little"), 8 * len(data_out))), call.loc)
+        return SVal(z3.BitVecVal(len(data), 32))
 
     # ---------------------------------------------------------------- input
 
@@ -222,6 +295,23 @@ class SymLibrary:
                 sx.store(st, at, byte, SVal(z3.Extract(8 * i + 7, 8 * i, data.term)), call.loc, when=count.term > i)
         return st, SVal(S.resize(count.term, sx.pw, self.ret_type("read").size * 8, True)
                         if self.ret_type("read").size * 8 != sx.pw else count.term)
+
+
+class _Symbolic(Exception):
+    """A value sprintf needs is not a constant on this path."""
+
+
+class _Slots:
+    """va_list slots read on demand (the format decides how many)."""
+
+    def __init__(self, read) -> None:  # noqa: ANN001 - a slot reader
+        self.read = read
+
+    def __len__(self) -> int:
+        return 1 << 20
+
+    def __getitem__(self, i: int) -> VaSlot:
+        return self.read(i)
 
 
 def math_model(f):

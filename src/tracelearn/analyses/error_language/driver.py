@@ -40,6 +40,7 @@ class ExplainOptions:
     max_witnesses: int = 200
     loop_bounds: dict[str, int] = field(default_factory=dict)
     cbmc_semantics: bool = False  # partial loops, runtime errors do not stop runs (pv's CBMC setup)
+    engine: str = "merged"  # how the bounded program is encoded: merged unwinding, or path by path
     progress: Callable[[str], None] | None = None  # a line of text as learning goes (a live display)
 
 
@@ -85,6 +86,9 @@ class ExplainResult:
     dominating_edges: tuple
     doomed: frozenset[int]
     notes: list[str] = field(default_factory=list)
+    # Paths the final encoding could not follow (unsupported constructs): their words are
+    # missing, so the automaton may lack failing words (never has extra ones).
+    incomplete: list[str] = field(default_factory=list)
 
     @property
     def letters(self) -> list[Letter]:
@@ -156,7 +160,7 @@ def explain_program(program: Program, opts: ExplainOptions) -> ExplainResult:
             break
         try:
             teacher = ErrorTeacher(inst, b, bwl_range[0], cfg, remaining, opts.loop_bounds, max_bwl=bwl_range[-1],
-                                   cbmc_semantics=opts.cbmc_semantics, stats=tstats)
+                                   cbmc_semantics=opts.cbmc_semantics, stats=tstats, engine=opts.engine)
         except TeacherTimeout as e:
             notes.append(f"timeout while encoding bound {b}: {e}")
             break
@@ -212,7 +216,8 @@ def explain_program(program: Program, opts: ExplainOptions) -> ExplainResult:
         runs, stats, tstats, time.perf_counter() - t0, witnesses, records, edges,
         dominating_letters(shown) if not shown.is_empty() else (),
         dominating_edges(shown) if not shown.is_empty() else (),
-        doomed_states(shown) if not shown.is_empty() else frozenset(), notes)
+        doomed_states(shown) if not shown.is_empty() else frozenset(), notes,
+        list(dict.fromkeys(final_teacher.enc.eq.unsupported)))
 
 
 def _word_witnesses(teacher: ErrorTeacher, dfa: DFA, bwl: int, limit: int, notes: list[str]):

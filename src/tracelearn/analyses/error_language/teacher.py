@@ -30,6 +30,7 @@ import z3
 
 from ...ir.program import PROPERTY_KINDS
 from ...semantics.bmc import Encoding, SolverStats
+from ...semantics.paths_encoding import PathsEncoding
 from ...semantics.traces import extract
 from ...semantics.strategies.unwind import UnwindOptions
 from ...semantics.symbolic import SemanticsOptions, SymexLimit
@@ -78,7 +79,7 @@ class ErrorTeacher:
     def __init__(self, inst: Instrumented, bound: int, bwl: int, cfg: CFGOracle,
                  timeout_s: float = 600.0, loop_bounds: dict[str, int] | None = None,
                  max_bwl: int | None = None, cbmc_semantics: bool = False,
-                 stats: TeacherStats | None = None) -> None:
+                 stats: TeacherStats | None = None, engine: str = "merged") -> None:
         """``stats``: where this teacher counts (shared by the teachers of every bound of
         one analysis: the totals need no adding up)."""
         self.inst = inst
@@ -104,8 +105,13 @@ class ErrorTeacher:
             sem_opts = SemanticsOptions(continue_kinds=frozenset(PROPERTY_KINDS), cut_props=frozenset(inst.targets))
             unwind = UnwindOptions(loop_bound_delta=-1)
         try:
-            self.enc = Encoding(inst.program, bound, loop_bounds, timeout_s, deadline=self.deadline,
-                                semantics=sem_opts, unwinding=unwind, stats=self.stats.solver)
+            if engine == "paths":  # one path at a time (paths_encoding.py); the same questions after
+                self.enc = PathsEncoding(inst.program, bound, lambda s: inst.is_target(s.prop_id, s.prop_kind),
+                                         loop_bounds, timeout_s, deadline=self.deadline, semantics=sem_opts,
+                                         stats=self.stats.solver)
+            else:
+                self.enc = Encoding(inst.program, bound, loop_bounds, timeout_s, deadline=self.deadline,
+                                    semantics=sem_opts, unwinding=unwind, stats=self.stats.solver)
         except SymexLimit as e:
             if time.perf_counter() >= self.deadline:
                 raise TeacherTimeout(str(e)) from None

@@ -29,10 +29,11 @@ import z3
 
 from ...ir.program import Branch, Call, Exit, Goto, Procedure, Return, SourceLoc, is_library_file
 from .. import symexpr as S
+from ..equation import Step
 from ..symbolic import Frame, SymbolicSemantics, is_false
 from ..symstate import SVal, State
 from ..targets import PathNode, PathTarget
-from .unwind import MergedUnwinding, UnwindOptions
+from .unwind import MergedUnwinding, UnwindOptions, back_edge_counts, loop_limit
 
 
 @dataclass
@@ -45,6 +46,7 @@ class Cursor:
     index: int = 0
     call: Call | None = None  # the caller's call statement this activation returns to
     call_loc: SourceLoc | None = None
+    loops: dict[tuple[int, int], int] = field(default_factory=dict)  # back edge -> times taken (replaced, never mutated)
 
 
 @dataclass
@@ -60,6 +62,7 @@ class PathPoint:
     allocs: tuple[int, int] = (0, 0)  # the stack and heap bump pointers
     user_site: SourceLoc | None = None
     stopped: bool = False  # ``stop`` held at its statement: going on runs that statement first
+    unwound: str = ""  # the choice that led here went past a loop or recursion bound: the path is cut
 
     def at(self) -> SourceLoc | None:
         if not self.stack:
@@ -73,8 +76,10 @@ class PathPoint:
 class PathEnd:
     """How a path ended. ``status``: ``exit`` (the program ended), ``word`` (the
     decisions asked for were made), ``stopped`` (``stop`` held before a statement:
-    ``point`` is there), ``infeasible``, ``limit`` (a decision or statement bound) or
-    ``unknown`` (the solver could not decide). A library model's unwinding bound or an
+    ``point`` is there), ``infeasible``, ``limit`` (a decision or statement bound),
+    ``unwound`` (a loop or recursion went past ``PathOptions.loop_bound``: the path
+    is cut, as the model checker's unwinding cuts it) or ``unknown`` (the solver
+    could not decide). A library model's unwinding bound or an
     unsupported construct met on the way shows in the target (``eq.unwinding_hit``,
     ``eq.unsupported``), not in the status."""
 
@@ -94,6 +99,13 @@ class PathOptions:
     # One decision per source condition (``a && b`` is one letter, read where the
     # condition is decided: ``Branch.outcome``), or one per branch of the IR.
     split_conditions: bool = True
+    # Loops and recursion: at most this many iterations per entry of a loop (nested
+    # calls of one procedure), as the model checker's ``--bound``; None: no bound.
+    loop_bound: int | None = None
+    loop_bounds: dict[str, int] = field(default_factory=dict)  # one loop's own bound ("file:line")
+    # A branch whose condition is constant on the path is no choice: no decision, no
+    # solver frame (for callers that read paths, not decision words).
+    fold_constants: bool = False
 
 
 @dataclass
@@ -106,6 +118,10 @@ class _Choice:
 
 
 Stop = Callable[[object], bool]
+
+
+class _Unwound(Exception):
+    """A call went past the recursion bound (the path is cut)."""
 
 
 class PathExplorer:
@@ -295,6 +311,9 @@ class PathExplorer:
             else:
                 decisions, ids = at.decisions, at.decision_ids
             nxt = self._advance_choice(at, choice, label, st, decisions, ids)
+            if nxt.unwound:
+                yield PathEnd("unwound", decisions, ids, nxt, reason=nxt.unwound)
+                continue
             self.trail = [q for q in self.trail if self.target.on_path(q.node) and q.node.depth < nxt.node.depth]
             self.trail.append(nxt)
             last = letter is not None and until is not None and len(decisions) >= until
@@ -321,15 +340,39 @@ class PathExplorer:
         if choice.kind == "decision":
             t = cur.frame.proc.blocks[cur.block].term
             assert isinstance(t, Branch)
-            cur.block, cur.index = (t.then if label else t.else_), 0
-            return self._point(st, stack, decisions, ids, at.statements)
+            src, dst = cur.block, (t.then if label else t.else_)
+            cut = self._loop(cur, src, dst, st)
+            cur.block, cur.index = dst, 0
+            return replace(self._point(st, stack, decisions, ids, at.statements), unwound=cut)
         # A callee chosen: the call statement runs with that function.
         self._set_frames(stack)
         blk = cur.frame.proc.blocks[cur.block]
         s = blk.stmts[cur.index]
         cur.index += 1
-        st, stack = self._call(stack, cur.frame, s, st, str(label), choice.args)
+        try:
+            st, stack = self._call(stack, cur.frame, s, st, str(label), choice.args)
+        except _Unwound as e:
+            return replace(self._point(st, stack, decisions, ids, at.statements + 1), unwound=str(e))
         return self._point(st, stack, decisions, ids, at.statements + 1)
+
+    def _loop(self, cur: Cursor, src: int, dst: int, st: State) -> str:
+        """Count a jump ``src -> dst`` of ``cur``'s activation; a back edge past the loop
+        bound cuts the path (an ``unwind`` step, as the model checker records): returns
+        why, or ''."""
+        if dst > src or self.opt.loop_bound is None:
+            return ""
+        limit, explicit = loop_limit(cur.frame.proc, dst, self.opt.loop_bound, self.opt.loop_bounds)
+        if cur.loops.get((src, dst), 0) >= limit:
+            what = f"loop at {cur.frame.proc.blocks[dst].loc}"
+            self._unwind(st, what, cur.frame.proc.blocks[src].term.loc, "explicit" if explicit else "global")
+            return what
+        cur.loops = back_edge_counts(cur.loops, src, dst)
+        return ""
+
+    def _unwind(self, st: State, what: str, loc: SourceLoc, origin: str) -> None:
+        self.target.eq.unwinding_hit = True
+        self.sem.step(Step("unwind", st.guard, loc, self.sem.fn, message=f"unwinding bound reached: {what}",
+                           origin=origin))
 
     def _run(self, point: PathPoint, stop: Stop | None, until: int | None):
         """Run ``point``'s path to its next choice; returns (choice, point at it) or
@@ -366,7 +409,11 @@ class PathExplorer:
                     if not z3.is_true(cond):
                         st.guard = S.conj(st.guard, cond)
                     cur.index += 1
-                    st, stack = self._call(stack, cur.frame, s, st, name, args)
+                    try:
+                        st, stack = self._call(stack, cur.frame, s, st, name, args)
+                    except _Unwound as e:
+                        return PathEnd("unwound", decisions, ids, self._point(st, stack, decisions, ids, count),
+                                       reason=str(e))
                 else:
                     cur.index += 1
                     st = sem.exec_stmt(cur.frame, s, st)
@@ -377,6 +424,10 @@ class PathExplorer:
             t = blk.term
             sem.cur_loc = t.loc
             if isinstance(t, Goto):
+                cut = self._loop(cur, cur.block, t.target, st)
+                if cut:
+                    return PathEnd("unwound", decisions, ids, self._point(st, stack, decisions, ids, count),
+                                   reason=cut)
                 cur.block, cur.index = t.target, 0
             elif isinstance(t, Branch):
                 if until is not None and len(decisions) >= until:
@@ -384,8 +435,18 @@ class PathExplorer:
                 if len(decisions) >= self.opt.max_decisions:
                     return PathEnd("limit", decisions, ids, reason=f"{self.opt.max_decisions} decisions")
                 c = sem.decision(cur.frame, st, t)
+                if self.opt.fold_constants and (z3.is_true(c) or z3.is_false(c)):
+                    dst = t.then if z3.is_true(c) else t.else_
+                    cut = self._loop(cur, cur.block, dst, st)
+                    if cut:
+                        return PathEnd("unwound", decisions, ids, self._point(st, stack, decisions, ids, count),
+                                       reason=cut)
+                    cur.block, cur.index = dst, 0
+                    continue
                 split = self.opt.split_conditions
-                return (_Choice("decision", [(True, c), (False, z3.Not(c))],
+                # a constant condition's other side is literally false: no solver call for it
+                neg = z3.BoolVal(not z3.is_true(c)) if z3.is_true(c) or z3.is_false(c) else z3.Not(c)
+                return (_Choice("decision", [(True, c), (False, neg)],
                                 t.decision_id if split or not t.source_id else t.source_id,
                                 letters=(True, False) if split else t.outcome),
                         self._point(st, stack, decisions, ids, count))
@@ -418,6 +479,10 @@ class PathExplorer:
                 return None, stack
             st2, ret = res
         else:
+            if self.opt.loop_bound is not None and sum(c.frame.proc is proc for c in stack) > self.opt.loop_bound:
+                what = f"recursion of {proc.name}"
+                self._unwind(st, what, s.loc, "global")
+                raise _Unwound(what)
             fitted = sem.procedure_args(st, proc, args, s)
             callee, st2 = sem.enter(st, proc, fitted, s.loc)
             return st2, stack + [Cursor(callee, call=s, call_loc=s.loc)]

@@ -41,6 +41,25 @@ class UnwindOptions:
     loop_bound_delta: int = 0  # CBMC's --unwind k takes a back edge at most k-1 times: -1
 
 
+def loop_limit(proc: Procedure, head: int, bound: int, loop_bounds: dict[str, int],
+               delta: int = 0) -> tuple[int, bool]:
+    """The bound of the loop whose head is block ``head`` of ``proc``, and whether it
+    was given for that loop (``--unwind-loop``) rather than the global bound."""
+    loc = proc.blocks[head].loc
+    for k in (f"{loc.file}:{loc.line}", str(loc.line), f"{proc.name}:{loc.line}"):
+        if k in loop_bounds:
+            return max(0, loop_bounds[k] + delta), True
+    return max(0, bound + delta), False
+
+
+def back_edge_counts(counts: dict[tuple[int, int], int], src: int, dst: int) -> dict[tuple[int, int], int]:
+    """``counts`` (back edge -> times taken in this activation) after ``src -> dst`` is
+    taken once more: the loops nested in it start afresh."""
+    out = {e: (0 if dst <= e[1] and e[0] < src else k) for e, k in counts.items()}
+    out[(src, dst)] = counts.get((src, dst), 0) + 1
+    return out
+
+
 class MergedUnwinding:
     """Explores every path up to the unwinding bound at once, merging at joins."""
 
@@ -188,11 +207,7 @@ class MergedUnwinding:
     def loop_bound(self, frame: Frame, target: int) -> tuple[int, bool]:
         """The unwinding bound of the loop whose head is block ``target``, and whether
         it was given for that loop (``--unwind-loop``) rather than the global bound."""
-        loc = frame.proc.blocks[target].loc
-        for k in (f"{loc.file}:{loc.line}", str(loc.line), f"{frame.proc.name}:{loc.line}"):
-            if k in self.opt.loop_bounds:
-                return max(0, self.opt.loop_bounds[k] + self.opt.loop_bound_delta), True
-        return max(0, self.opt.bound + self.opt.loop_bound_delta), False
+        return loop_limit(frame.proc, target, self.opt.bound, self.opt.loop_bounds, self.opt.loop_bound_delta)
 
     def jump(self, frame: Frame, src: int, dst: int, st: State, pending, counts, nxt: int) -> int:
         if dst > src:
