@@ -113,3 +113,33 @@ def test_bad_options(cfile, args):
     assert code == 2
     assert "error" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_run_json_and_its_python_function(tmp_path):
+    """`run --json`: how the run ended, the program's output and the inputs it drew, as
+    ``tracelearn.run`` returns them; the exit status is the one without --json."""
+    import tracelearn
+
+    src = tmp_path / "r.c"
+    src.write_text("""
+        #include <stdio.h>
+        #include <assert.h>
+        int __VERIFIER_nondet_int(void);
+        int main(int argc, char **argv) {
+            int x = __VERIFIER_nondet_int();
+            printf("%s got %d\\n", argv[1], x);
+            assert(x != 3);
+            return 2;
+        }""")
+    code, out, err = tl("run", str(src), "--inputs", "3", "--json", "--", "hello")
+    assert code == 134, err
+    doc = json.loads(out)
+    assert doc["status"] == "violation" and doc["exit_status"] == 134
+    assert doc["violation"]["kind"] == "assertion" and doc["violation"]["loc"].endswith("r.c:8:13")
+    assert doc["stdout"] == "hello got 3\n"
+    assert [i["value"] for i in doc["inputs"] if "nondet" in i["origin"]] == [3]
+    api = tracelearn.run(str(src), inputs=[4], args=["hi"])
+    assert api["status"] == "exit" and api["exit_code"] == api["exit_status"] == 2
+    assert api["stdout"] == "hi got 4\n" and api["violation"] is None
+    with pytest.raises(tracelearn.errors.TracelearnError, match="unknown option 'bound' of run"):
+        tracelearn.run(str(src), bound=3)

@@ -1,7 +1,7 @@
 """tracelearn: learn automata models of C programs from the programs themselves.
 
 The commands are also Python functions returning what ``--json`` prints:
-``tracelearn.check(...)``, ``tracelearn.explain(...)``, ``tracelearn.diff(...)``,
+``tracelearn.check(...)``, ``tracelearn.run(...)``, ``tracelearn.explain(...)``, ``tracelearn.diff(...)``,
 ``tracelearn.merge(...)``, ``tracelearn.batch(...)``, ``tracelearn.validate(...)``, ``tracelearn.pac(...)``,
 ``tracelearn.learn_filter(...)``, ``tracelearn.filter_property(...)`` (see :mod:`tracelearn.api`).
 """
@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 def __getattr__(name: str):
     # Imported on first use: `import tracelearn` stays cheap and the CLI does not
     # pay for z3 before it parses its options.
-    if name in ("check", "explain", "diff", "merge", "batch", "validate", "pac", "learn_filter", "filter_property"):
+    if name in ("check", "run", "explain", "diff", "merge", "batch", "validate", "pac", "learn_filter", "filter_property"):
         from . import api
         return getattr(api, name)
     raise AttributeError(f"module 'tracelearn' has no attribute {name!r}")

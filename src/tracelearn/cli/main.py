@@ -23,7 +23,16 @@ def build_parser() -> Parser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    program_args = None
+    if argv[:1] == ["run"] and "--" in argv:
+        # what follows `--` is the program's argv, wherever tracelearn's options stand
+        # (argparse gives a `nargs="*"` positional the empty list before an option)
+        k = argv.index("--")
+        argv, program_args = argv[:k], argv[k + 1:]
     args = build_parser().parse_args(argv)
+    if program_args is not None:
+        args.args = list(args.args) + program_args
     try:
         return args.run(args)
     except TracelearnError as e:

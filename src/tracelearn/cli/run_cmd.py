@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import io
+import json
 import sys
 
+from ..api.options import add_frontend_options, positive
+from ..api.run import RunOptions, exit_status, run_document, run_program
 from ..errors import OptionError
-from ..frontend.lower import DEFAULT_CHECKS, load_program
-from ..semantics.inputs import InputSource
-from ..semantics.interpreter import Interpreter, InterpOptions
-from ..api.options import add_frontend_options, parse_checks, parse_defines, positive
 
 
 def add_parser(sub) -> None:
@@ -21,6 +21,8 @@ def add_parser(sub) -> None:
     p.add_argument("--all-inputs", action="store_true",
                    help="take every input from --inputs, argc/argv and stdin reads included, in the order the "
                         "model checker draws them (what the `reproduce with:` line of a counterexample uses)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object: how the run ended, the program's output, the inputs it drew")
     p.add_argument("args", nargs="*", help="program arguments (after --)")
     add_frontend_options(p)
     p.set_defaults(run=run)
@@ -73,35 +75,35 @@ def _value(p: str):
 
 
 def run(args) -> int:
-    checks = parse_checks(args.checks)
-    program = load_program(args.file, args.data_model.upper(), args.include, parse_defines(args.define),
-                           entry=args.entry, checks=checks | DEFAULT_CHECKS, units=args.unit or ())
-    for w in program.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+    opts = RunOptions(parse_inputs(args.inputs), args.seed, args.max_steps, args.checks, args.all_inputs,
+                      list(args.args), args.data_model, args.include or [], args.define or [], args.entry,
+                      args.unit or [])
+    if args.json:  # the program's output goes into the document
+        out, err = io.BytesIO(), io.BytesIO()
+        r, unmodelled, warnings = run_program(args.file, opts, out, err, sys.stdin.buffer)
+        doc = run_document(args.file, r, unmodelled, warnings, out.getvalue(), err.getvalue())
+        print(json.dumps(doc, indent=1))
+        return exit_status(r)
+    def loaded(warnings: list[str]) -> None:
+        for w in warnings:
+            print(f"warning: {w}", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+
+    r, unmodelled, _ = run_program(args.file, opts, sys.stdout.buffer, sys.stderr.buffer, sys.stdin.buffer, loaded)
     sys.stdout.flush()
-    if args.all_inputs and args.args:
-        raise OptionError("--all-inputs takes argv from --inputs: give no program arguments")
-    opts = InterpOptions(real_io=not args.all_inputs, stdout=sys.stdout.buffer, stderr=sys.stderr.buffer,
-                         stdin=sys.stdin.buffer, max_steps=args.max_steps, checks=checks)
-    it = Interpreter(program, opts)
-    r = it.run(InputSource(parse_inputs(args.inputs), seed=args.seed), argv=None if args.all_inputs else list(args.args))
-    sys.stdout.flush()
-    if it.native.unmodelled:
+    if unmodelled:
         # the program's own output may depend on these made-up results: say so
-        names = ", ".join(f"{n} ({k}x)" for n, k in it.native.unmodelled.items())
+        names = ", ".join(f"{n} ({k}x)" for n, k in unmodelled.items())
         print(f"tracelearn run: note: called functions with no body or model, whose results were "
               f"inputs (--inputs, then random): {names}", file=sys.stderr)
     if r.status == "violation" and r.violation is not None:
         v = r.violation
         print(f"tracelearn run: {v.loc}: {v.kind} failed: {v.message}", file=sys.stderr)
-        return 134
-    if r.status == "limit":
+    elif r.status == "limit":
         print(f"tracelearn run: stopped: {r.note}", file=sys.stderr)
-        return 124
-    if r.status == "infeasible":
+    elif r.status == "infeasible":
         print(f"tracelearn run: the run was blocked: {r.note}", file=sys.stderr)
-        return 0
-    if r.note == "abort":
+    elif r.note == "abort":
         print("tracelearn run: the program called abort()", file=sys.stderr)
-        return 134
-    return r.exit_code or 0
+    return exit_status(r)
