@@ -102,20 +102,41 @@ class PathsEncoding(Encoding):
                 eq.unwinding_hit = True
                 if end.status == "limit":
                     eq.unsupported.append(f"a path was cut after {end.reason}")
-            nodes = target.nodes
-            for m, node in enumerate(nodes):
-                for si, s in enumerate(node.steps):
-                    if s.kind != "check" or s.violation is None or not selected(s) or id(s) in kept:
-                        continue
-                    kept[id(s)] = s
-                    sel = z3.Bool(f"path#{len(selectors)}")
-                    selectors.append(sel)
-                    cond = [c for n in nodes[:m + 1] for c in n.constraints]
-                    eq.constraints.append(z3.Implies(sel, z3.And(*cond)) if cond else z3.BoolVal(True))
-                    before = [x for n in nodes[:m] for x in n.steps] + node.steps[:si]
-                    for x in before:
-                        if x.kind in _KEPT:
-                            eq.steps.append(replace(x, guard=z3.And(sel, x.guard)))
-                    eq.steps.append(replace(s, guard=z3.And(sel, s.guard), violation=z3.And(sel, s.violation)))
+            nodes = list(target.nodes)
+            found = [(m, si, s) for m, node in enumerate(nodes) for si, s in enumerate(node.steps)
+                     if s.kind == "check" and s.violation is not None and selected(s) and id(s) not in kept]
+            for m, si, s in found:
+                kept[id(s)] = s
+                before = [x for n in nodes[:m] for x in n.steps if x.kind in _KEPT] + \
+                         [x for x in nodes[m].steps[:si] if x.kind in _KEPT]
+                self._prefix(target, nodes, m, s, before, eq, selectors)
             eq.unsupported.extend(u for n in nodes for u in n.unsupported if u not in eq.unsupported)
             eq.approximations.extend(a for n in nodes for a in n.approximations if a not in eq.approximations)
+
+    def _prefix(self, target: PathTarget, nodes: list, m: int, check: Step, before: list[Step], eq: Equation,
+                selectors: list[z3.BoolRef]) -> None:
+        """Add the prefix ending at ``check`` (in frame ``m`` of the current path)."""
+        target.goto(nodes[m])  # the path's own solver, at the check's frame: one incremental call
+        r = target.check([check.violation])
+        if r == z3.unsat:
+            return  # the check cannot fail on this path
+        sel = z3.Bool(f"path#{len(selectors)}")
+        selectors.append(sel)
+        events_fixed = all(z3.is_true(z3.simplify(x.guard)) for x in before if x.kind == "event")
+        if r == z3.sat and events_fixed:
+            # The prefix's word is fixed and it can fail: a selector, the word, and the
+            # inputs of one failing run (the path's own model) are all the teacher needs,
+            # none of the path's definitions.
+            model = target.solver.model()
+            for x in before:
+                if x.kind == "input" and x.ssa is not None:
+                    eq.steps.append(replace(x, guard=sel, ssa=model.eval(x.ssa, model_completion=True)))
+                elif x.kind != "input":
+                    eq.steps.append(replace(x, guard=sel))
+            eq.steps.append(replace(check, guard=sel, violation=sel))
+            return
+        cond = [c for n in nodes[:m + 1] for c in n.constraints]
+        eq.constraints.append(z3.Implies(sel, z3.And(*cond)) if cond else z3.BoolVal(True))
+        for x in before:
+            eq.steps.append(replace(x, guard=z3.And(sel, x.guard)))
+        eq.steps.append(replace(check, guard=z3.And(sel, check.guard), violation=z3.And(sel, check.violation)))
