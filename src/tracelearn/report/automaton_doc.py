@@ -38,6 +38,8 @@ def explain_document(r: ExplainResult, file: str, options: dict) -> dict:
         "lazy_restarts": r.query_stats.restarts,
         "time_s": round(r.time_s, 4),
     })
+    if options.get("engine") == "paths":
+        stats.update({"paths": t.paths, "paths_cut_by_bound": t.paths_cut})
     asked = max(r.query_stats.membership_asked, 1)
     stats["precheck_share"] = round(r.query_stats.by_precheck / asked, 4)
     return {

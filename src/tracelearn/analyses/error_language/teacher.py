@@ -51,6 +51,8 @@ class TeacherStats:
     encode_time_s: float = 0.0  # the encoding and the teacher's own literals
     spurious_checked: int = 0  # accepted words verified at conjecture time
     accepted_check_cut: int = 0  # conjectures whose accepted words were too many to verify all
+    paths: int = 0  # --engine paths: the paths explored (of the last bound encoded)
+    paths_cut: int = 0  # ... of which the loop or recursion bound (or a statement limit) cut
     solver: SolverStats = field(default_factory=SolverStats)  # counted by the encoding itself
 
     @property
@@ -109,6 +111,7 @@ class ErrorTeacher:
                 self.enc = PathsEncoding(inst.program, bound, lambda s: inst.is_target(s.prop_id, s.prop_kind),
                                          loop_bounds, timeout_s, deadline=self.deadline, semantics=sem_opts,
                                          stats=self.stats.solver)
+                self.stats.paths, self.stats.paths_cut = self.enc.paths, self.enc.cut_paths
             else:
                 self.enc = Encoding(inst.program, bound, loop_bounds, timeout_s, deadline=self.deadline,
                                     semantics=sem_opts, unwinding=unwind, stats=self.stats.solver)
