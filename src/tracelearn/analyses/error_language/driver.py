@@ -162,7 +162,9 @@ def explain_program(program: Program, opts: ExplainOptions) -> ExplainResult:
             teacher = ErrorTeacher(inst, b, bwl_range[0], cfg, remaining, opts.loop_bounds, max_bwl=bwl_range[-1],
                                    cbmc_semantics=opts.cbmc_semantics, stats=tstats, engine=opts.engine)
         except TeacherTimeout as e:
-            notes.append(f"timeout while encoding bound {b}: {e}")
+            hint = (" (where paths carry concrete data through long loops, --engine paths may encode "
+                    "faster)") if opts.engine == "merged" else ""
+            notes.append(f"timeout while encoding bound {b}: {e}{hint}")
             break
         for bwl in bwl_range:
             teacher.bwl = bwl
