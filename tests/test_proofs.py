@@ -326,7 +326,7 @@ def test_a_late_interrupt_of_the_main_context_is_cleared():
     context with nobody solving: the next z3 call of the process (in the test suite, the
     next test's push) said "push canceled". check() clears it on the way out."""
     import z3
-    from tracelearn.analyses.proofs import clear_main_interrupt, interrupt_main_context
+    from tracelearn.semantics.solving import clear_main_interrupt, interrupt_main_context
     interrupt_main_context()
     clear_main_interrupt()
     s = z3.Solver()

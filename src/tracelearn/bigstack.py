@@ -4,8 +4,10 @@ the bound."""
 
 from __future__ import annotations
 
+import ctypes
 import sys
 import threading
+import time
 from typing import Callable, TypeVar
 
 T = TypeVar("T")
@@ -13,7 +15,15 @@ STACK_BYTES = 1 << 29
 RECURSION_LIMIT = 200_000
 
 
-def run_with_big_stack(fn: Callable[[], T]) -> T:
+STOP_WAIT_S = 10.0  # how long a Ctrl-C waits for the work to unwind
+
+
+def run_with_big_stack(fn: Callable[[], T], interrupt: Callable[[], None] | None = None) -> T:
+    """``fn()`` on a big-stack thread. On Ctrl-C the work is stopped before the
+    ``KeyboardInterrupt`` goes on up: the caller's clean-up must not run beside it
+    (z3's reference counts are not thread-safe: a z3 call or a freed term of the same
+    context on two threads at once is a segmentation fault). ``interrupt`` stops what
+    the work may be waiting on outside Python (a z3 query)."""
     result: list = []
     error: list[BaseException] = []
 
@@ -31,10 +41,26 @@ def run_with_big_stack(fn: Callable[[], T]) -> T:
         # daemon: a command stopped by its time limit or Ctrl-C exits without waiting
         t = threading.Thread(target=target, name="tracelearn-deep", daemon=True)
         t.start()
-        t.join()
+        try:
+            t.join()
+        except KeyboardInterrupt:
+            _stop(t, interrupt)
+            raise
     finally:
         threading.stack_size(old_size)
         sys.setrecursionlimit(old_limit)
     if error:
         raise error[0]
     return result[0]
+
+
+def _stop(t: threading.Thread, interrupt: Callable[[], None] | None) -> None:
+    """Raise ``KeyboardInterrupt`` inside ``t`` (again and again: Python code can catch
+    it, and a z3 call only sees it when it returns) and wait for ``t`` to end."""
+    end = time.monotonic() + STOP_WAIT_S
+    while t.is_alive() and time.monotonic() < end:
+        if t.ident is not None:
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(t.ident), ctypes.py_object(KeyboardInterrupt))
+        if interrupt is not None:
+            interrupt()
+        t.join(0.2)

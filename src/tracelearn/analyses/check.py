@@ -19,8 +19,9 @@ from ..semantics.bmc import Encoding, SolverStats
 from ..semantics.interpreter import ALL_CHECKS
 from ..semantics.symbolic import SemanticsOptions, SymexLimit
 from ..semantics.traces import Counterexample, extract, replay
+from ..semantics.solving import clear_main_interrupt, interrupt_main_context
 from .kinduction import KInduction, KInductionProver
-from .proofs import PROVE_CHOICES, HornProof, ProofResult, clear_main_interrupt, interrupt_main_context
+from .proofs import PROVE_CHOICES, HornProof, ProofResult
 
 
 

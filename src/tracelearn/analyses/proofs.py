@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-import z3
 
 from ..bigstack import run_with_big_stack
 from ..ir.program import Program
@@ -132,15 +131,3 @@ class HornProof:
                 self._thread.join(0.05)
             self._resume_gc()
         return self._result
-
-
-def interrupt_main_context() -> None:
-    """Stop what z3's main context is solving (the model checker's query)."""
-    z3.main_ctx().interrupt()
-
-
-def clear_main_interrupt() -> None:
-    """An interrupt that came after the model checker's last query stays pending in the
-    main context ("push canceled" in the next z3 call of the process, another command's
-    run in the API); a solver check resets it."""
-    z3.Solver().check()

@@ -55,6 +55,12 @@ def console_main() -> None:
     """The `tracelearn` command: exit as soon as the output is written (tearing down
     the data of a large analysis, or of one stopped by its time limit while its
     worker thread still runs, takes seconds and is of no use to anyone)."""
+    # z3 takes SIGINT over while some of its calls run (simplify, tactics) and only
+    # cancels them: the Ctrl-C would never reach Python, which stops the command
+    # (semantics/solving.py). The process is ours: z3 keeps its hands off. (Imported
+    # here: options are parsed, and --help printed, without loading z3.)
+    import z3
+    z3.set_param("ctrl_c", False)
     code = main()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -17,7 +17,7 @@ import z3
 from ..ir.program import Program
 from .equation import Equation, Step
 from ..bigstack import run_with_big_stack
-from .solving import check_sat
+from .solving import check_sat, clear_main_interrupt, interrupt_main_context
 from .strategies.unwind import MergedUnwinding, UnwindOptions
 from .symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
 from .targets import EquationTarget
@@ -69,7 +69,10 @@ class Encoding:
         strategy = MergedUnwinding(sem, unwind)
         self.deadline = deadline  # every query gets the time left before it
         try:
-            self.eq: Equation = run_with_big_stack(strategy.run)
+            self.eq: Equation = run_with_big_stack(strategy.run, interrupt_main_context)
+        except KeyboardInterrupt:
+            clear_main_interrupt()  # the unwinding is stopped: nothing else uses the context
+            raise
         except RecursionError:
             raise SymexLimit("program nests calls too deeply for the unwinding") from None
         self.semantics = sem

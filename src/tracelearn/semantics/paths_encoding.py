@@ -35,6 +35,7 @@ from .equation import Equation, Step
 from .strategies.path import PathExplorer, PathOptions
 from .symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
 from .targets import PathTarget
+from .solving import clear_main_interrupt, interrupt_main_context
 
 # Steps a prefix keeps: what the teacher and a witness read (assignments are left out:
 # a witness is its inputs, and a path may assign millions of times).
@@ -65,7 +66,11 @@ class PathsEncoding(Encoding):
         self.paths = 0
         self.cut_paths = 0
         try:
-            run_with_big_stack(lambda: self._explore(explorer, target, selected, eq, selectors))
+            run_with_big_stack(lambda: self._explore(explorer, target, selected, eq, selectors),
+                               interrupt_main_context)
+        except KeyboardInterrupt:
+            clear_main_interrupt()  # the unwinding is stopped: nothing else uses the context
+            raise
         except RecursionError:
             raise SymexLimit("program nests calls too deeply for the path strategy") from None
         if len(selectors) > 1:

@@ -19,6 +19,18 @@ import time
 import z3
 
 
+def interrupt_main_context() -> None:
+    """Stop what z3's main context is solving (the model checker's query)."""
+    z3.main_ctx().interrupt()
+
+
+def clear_main_interrupt() -> None:
+    """An interrupt that came after the main context's last query stays pending there
+    ("push canceled" in the next z3 call of the process, another command's run in the
+    API); a solver check resets it."""
+    z3.Solver().check()
+
+
 def remaining_ms(deadline: float | None) -> int | None:
     """Milliseconds left before ``deadline`` (a ``time.perf_counter()`` value), at least 1."""
     if deadline is None:
@@ -59,8 +71,9 @@ def check_sat(solver: z3.Solver | z3.Optimize, assumptions: tuple | list = (),
         while worker.is_alive():
             worker.join(0.05)
     except KeyboardInterrupt:
-        solver.ctx.interrupt()
-        worker.join()
+        while worker.is_alive():  # again and again: an interrupt before the query starts is lost
+            solver.ctx.interrupt()
+            worker.join(0.05)
         raise
     finally:
         if collecting:
