@@ -3,7 +3,7 @@
 The commands are also Python functions returning what ``--json`` prints:
 ``tracelearn.check(...)``, ``tracelearn.run(...)``, ``tracelearn.explain(...)``, ``tracelearn.diff(...)``,
 ``tracelearn.merge(...)``, ``tracelearn.batch(...)``, ``tracelearn.validate(...)``, ``tracelearn.pac(...)``,
-``tracelearn.learn_filter(...)``, ``tracelearn.filter_property(...)`` (see :mod:`tracelearn.api`).
+``tracelearn.pac_reuse(...)``, ``tracelearn.learn_filter(...)``, ``tracelearn.filter_property(...)`` (see :mod:`tracelearn.api`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 def __getattr__(name: str):
     # Imported on first use: `import tracelearn` stays cheap and the CLI does not
     # pay for z3 before it parses its options.
-    if name in ("check", "run", "explain", "diff", "merge", "batch", "validate", "pac", "learn_filter", "filter_property"):
+    if name in ("check", "run", "explain", "diff", "merge", "batch", "validate", "pac", "pac_reuse", "learn_filter", "filter_property"):
         from . import api
         return getattr(api, name)
     raise AttributeError(f"module 'tracelearn' has no attribute {name!r}")

@@ -12,9 +12,9 @@ from __future__ import annotations
 from .batch import batch
 from .check import check
 from .explain import diff, explain, merge
-from .pac import pac
+from .pac import pac, pac_reuse
 from .run import run
 from .streams import filter_property, learn_filter
 from .validate import validate
 
-__all__ = ["check", "run", "explain", "diff", "merge", "batch", "validate", "pac", "learn_filter", "filter_property"]
+__all__ = ["check", "run", "explain", "diff", "merge", "batch", "validate", "pac", "pac_reuse", "learn_filter", "filter_property"]

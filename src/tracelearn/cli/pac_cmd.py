@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from ..analyses.pac.driver import PAC_LEARNERS
 from ..api.options import add_frontend_options, positive, probability, seconds
-from ..api.pac import pac_file
+from ..analyses.pac.properties import FORMS
+from ..api.pac import pac_file, pac_reuse_file
+from ..errors import OptionError
 from ..automata.dot import to_dot
 from ..report.jsonout import dumps as json_text
 from ..report.sarif import sarif_document
@@ -42,6 +44,15 @@ def add_parser(sub) -> None:
                    help="one decision per branch of && || ! (default: one per source condition)")
     g.add_argument("--seed", type=int, default=0, help="seed of the sampler (default 0)")
     g.add_argument("--timeout", type=seconds, default=900.0, help="seconds (default 900, SV-COMP 2015's)")
+    m = p.add_argument_group("model reuse (the paper's Sec. 12: no relearning when the property holds)")
+    m.add_argument("--model", metavar="M.json",
+                   help="a model saved by 'tracelearn pac FILE --json' (pac-correct); its guarantee and sampling "
+                        "options are used")
+    m.add_argument("--property", metavar="P",
+                   help="what to check against --model: " + FORMS)
+    m.add_argument("--no-relearn", action="store_true",
+                   help="when the model is refuted (it accepts an infeasible vector), stop there instead of "
+                        "learning it again")
     o = p.add_argument_group("output")
     o.add_argument("--json", action="store_true", help="print one JSON object")
     o.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
@@ -54,6 +65,10 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     for opt in ("dot", "sarif"):
         preflight(getattr(args, opt), f"--{opt}", [args.file])
+    if (args.model is None) != (args.property is None):
+        raise OptionError("--model and --property go together (a saved model and the property to check on it)")
+    if args.model is not None:
+        return run_reuse(args)
     with Progress(enabled=not args.quiet) as progress:
         r = pac_file(args.file, epsilon=args.epsilon, delta=args.delta, batch=args.batch, learner=args.learner,
                      strategy=args.strategy, max_decisions=args.max_decisions, seed=args.seed,
@@ -88,4 +103,46 @@ def summary_text(doc: dict) -> str:
     out.append(f"  membership queries {s['membership_queries']} ({s['membership_by_solver']} by the solver), "
                f"equivalence queries {s['equivalence_queries']}, samples {s['samples']}, "
                f"solver calls {s['solver_calls']}, {s['time']['total']:.1f} s")
+    return "\n".join(out)
+
+
+def run_reuse(args) -> int:
+    with Progress(enabled=not args.quiet) as progress:
+        r = pac_reuse_file(args.file, args.model, args.property, relearn=not args.no_relearn, timeout=args.timeout,
+                           include=args.include, define=dict(d.partition("=")[::2] for d in args.define or []),
+                           units=args.unit, progress=progress.update)
+    res, doc = r.result, r.doc
+    if args.sarif and res is not None and res.counterexample is not None:
+        write_output(args.sarif, json_text(sarif_document([res.counterexample], "false")), "--sarif")
+    print(json_text(doc) if args.json else reuse_text(doc))
+    return 0
+
+
+def reuse_text(doc: dict, indent: str = "") -> str:
+    out = [f"{indent}{doc['property']} ({doc['property_meaning']}) against the model {doc['model']} "
+           f"({doc['model_states']} states): {doc['verdict'].upper()}"]
+    w = doc["witness"]
+    if doc["verdict"] == "holds":
+        out.append(f"{indent}  with the model's guarantee: confidence delta = {doc['delta']:g}, epsilon = "
+                   f"{doc['epsilon']:g}, over batches of {doc['distribution']['batch']} vectors from "
+                   f"{doc['distribution']['strategy']}")
+    elif w is not None:
+        where = f" at {w['file']}:{w['line']}:{w['column']}: {w['message']}" if "file" in w else ""
+        out.append(f"{indent}  decision vector ({len(w['decision_vector'])}): {w['decision_vector']}{where} "
+                   f"(replay: {w['replay'].get('status')})")
+        out.append(f"{indent}  inputs: " + ", ".join(f"{i['origin']} = {value_text(i['value'])}"
+                                                    for i in w["inputs"]))
+    elif doc["verdict"] == "model-refuted":
+        out.append(f"{indent}  the model accepts {doc['refuting_vector']}, which no run makes")
+    if doc["reason"] and doc["verdict"] != "model-refuted":
+        out.append(f"{indent}  {doc['reason']}")
+    s = doc["stats"]
+    out.append(f"{indent}  membership queries {s['membership_queries']}, solver calls {s['solver_calls']}, "
+               f"{s['time']:.1f} s")
+    new = doc.get("relearned")
+    if new is not None:
+        out.append(f"{indent}  learned again: {new['verdict']}" + (f", {new['automaton_states']} states"
+                                                                   if new["automaton_states"] else ""))
+        if new["property"] is not None:
+            out.append(reuse_text(new["property"], indent + "  "))
     return "\n".join(out)

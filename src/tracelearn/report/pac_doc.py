@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..analyses.pac.driver import PacResult
+from ..analyses.pac.reuse import ReuseResult
 from .check_doc import SCHEMA_VERSION
 
 
@@ -37,7 +38,7 @@ def pac_document(r: PacResult, file: str, data_model: str, options: dict) -> dic
                          "truncated_runs": r.sampler.truncated},
         "learner": o.learner,
         "decisions": {"per": "branch" if o.split_conditions else "source condition",
-                      "branches": r.decisions},
+                      "branches": r.decisions, "ids": r.decision_ids},
         "witness": witness,
         "automaton": a.to_dict() if a is not None else None,
         "automaton_states": a.num_states if a is not None else None,
@@ -63,3 +64,49 @@ def pac_document(r: PacResult, file: str, data_model: str, options: dict) -> dic
         },
         "options": options,
     }
+
+
+def pac_reuse_document(r: ReuseResult | None, file: str, model: str, saved: dict, data_model: str) -> dict:
+    """``tracelearn pac FILE --model M.json --property P --json``: the property against
+    a saved model (Pac-Man, Sec. 12)."""
+    assert r is not None
+    witness = None
+    if r.counterexample is not None:
+        witness = r.counterexample.to_json()
+    elif r.verdict == "violated":
+        witness = {"inputs": r.inputs, "replay": r.replay}
+    if witness is not None:
+        witness["decision_vector"] = _bits(r.vector)
+    doc = {
+        "schema_version": SCHEMA_VERSION,
+        "command": "pac",
+        "mode": "model reuse",
+        "file": file,
+        "data_model": data_model,
+        "model": model,
+        "property": r.prop.text,
+        "property_meaning": r.prop.describe(),
+        "verdict": r.verdict,
+        "reason": r.reason,
+        "epsilon": saved["epsilon"],
+        "delta": saved["delta"],
+        "confidence": saved["delta"],
+        "error_probability": saved["error_probability"],
+        "guarantee": ("the model's: with probability >= delta, a fresh batch of k vectors from its distribution "
+                      "holds one outside the model with probability <= epsilon") if r.verdict == "holds" else None,
+        "distribution": saved["distribution"],
+        "model_states": saved["automaton_states"],
+        "error_nodes": r.error_nodes if r.prop.is_reachability else None,
+        "refuting_vector": _bits(r.vector) if r.verdict == "model-refuted" else None,
+        "witness": witness,
+        "stats": {"membership_queries": r.membership, "solver_calls": r.solver_calls, "time": r.time},
+        "relearned": None,
+    }
+    if r.relearned is not None:
+        new = pac_document(r.relearned, file, data_model, saved["options"])
+        doc["relearned"] = {"verdict": new["verdict"], "reason": new["reason"], "automaton": new["automaton"],
+                            "automaton_states": new["automaton_states"], "witness": new["witness"],
+                            "stats": new["stats"],
+                            "property": pac_reuse_document(r.then, file, "(learned again)", new, data_model)
+                            if r.then is not None else None}
+    return doc

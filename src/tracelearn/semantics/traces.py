@@ -134,6 +134,22 @@ def input_values(eq: Equation, model: z3.ModelRef) -> list:
             if s.kind == "input" and z3.is_true(model.eval(s.guard, model_completion=True))]
 
 
+def input_entry(index: int, s: Step, value: object, tname: str) -> dict:
+    """One input of a trace, as the JSON documents give it."""
+    return {"index": index, "origin": s.message, "file": s.loc.file, "line": s.loc.line, "type": tname,
+            "value": value.hex() if isinstance(value, bytes) else value}
+
+
+def model_inputs(eq: Equation, model: z3.ModelRef) -> list[dict]:
+    """The inputs of ``model``'s run as ``input_entry`` gives them."""
+    out: list[dict] = []
+    for s in eq.steps:
+        if s.kind == "input" and z3.is_true(model.eval(s.guard, model_completion=True)):
+            value, tname = step_value(model, s)
+            out.append(input_entry(len(out), s, value, tname))
+    return out
+
+
 def extract(eq: Equation, model: z3.ModelRef, kinds: frozenset[str] | None = None) -> Counterexample:
     """The trace of ``model``: steps whose guard holds, up to the violated check."""
     steps: list[CexStep] = []
@@ -149,9 +165,7 @@ def extract(eq: Equation, model: z3.ModelRef, kinds: frozenset[str] | None = Non
                                  bits_text(value, s.type), s.hidden, s.name))
             if s.kind == "input":
                 values.append(value)
-                inputs.append({"index": len(inputs), "origin": s.message, "file": s.loc.file,
-                               "line": s.loc.line, "type": tname,
-                               "value": value.hex() if isinstance(value, bytes) else value})
+                inputs.append(input_entry(len(inputs), s, value, tname))
         elif s.kind in ("call", "return"):
             steps.append(CexStep(s.kind, s.loc, s.function, s.lhs, None, "", "", True))
         elif s.kind == "check" and s.violation is not None and (kinds is None or s.prop_kind in kinds):

@@ -60,6 +60,7 @@ class PacResult:
     conjectures: int = 0
     time: float = 0.0
     decisions: int = 0  # letters of the program (branches of its own code)
+    decision_ids: list[str] = field(default_factory=list)  # their branches (a saved model's alphabet)
 
     @property
     def error_probability(self) -> float:
@@ -68,9 +69,12 @@ class PacResult:
 
 
 def verify(program: Program, options: PacOptions, progress: Callable[[str], None] | None = None,
-           result: PacResult | None = None) -> PacResult:
+           result: PacResult | None = None,
+           also: Callable[[PacTeacher, DFA], tuple[str, ...] | None] | None = None) -> PacResult:
     """``result``: filled as the work goes (a caller stopped by its time limit still
-    has the statistics so far)."""
+    has the statistics so far). ``also``: a second property, checked on every
+    conjecture before the error automaton (it returns a counterexample or raises
+    ``BugFound``)."""
     t0 = time.perf_counter()
     opt = options
     prog = assertions_as_branches(copy_program(program), opt.kinds)
@@ -90,9 +94,11 @@ def verify(program: Program, options: PacOptions, progress: Callable[[str], None
     # a suffix): membership follows them much further before answering unknown.
     teacher = PacTeacher(prog, explorer(max(10_000, 10 * opt.max_decisions)), errors, sampler, opt.kinds,
                          opt.epsilon, opt.delta, progress)
+    teacher.also = also
     result = result if result is not None else PacResult("unknown", opt)
     stats = result.queries
     result.pac, result.sampler, result.decisions = teacher.stats, sampler.stats, len(alphabet.letters)
+    result.decision_ids = list(alphabet.letters)
     conjectures: list[DFA] = []
     try:
         learned = learn(teacher, PAC_LEARNERS[opt.learner], stats=stats, max_states=opt.max_states,

@@ -84,6 +84,7 @@ class PacTeacher(TeacherBase):
         self.stats = PacStats()
         self.progress = progress or (lambda s: None)
         self.next_batch = 0
+        self.also: Callable[[PacTeacher, DFA], Word | None] | None = None
 
     # ------------------------------------------------------------ membership
 
@@ -103,12 +104,16 @@ class PacTeacher(TeacherBase):
     # ------------------------------------------------------------ equivalence
 
     def equivalent(self, hypothesis: DFA) -> Word | None:
-        ce = self._error_word(hypothesis)
+        if self.also is not None:  # another property checked on every conjecture (model reuse)
+            ce = self.also(self, hypothesis)
+            if ce is not None:
+                return ce
+        ce = self.error_word(hypothesis)
         if ce is not None:
             return ce
         return self._sample(hypothesis)
 
-    def _error_word(self, h: DFA) -> Word | None:
+    def error_word(self, h: DFA) -> Word | None:
         t0 = time.perf_counter()
         self.stats.emptiness_tests += 1
         try:
