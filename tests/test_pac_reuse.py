@@ -4,6 +4,8 @@ with no relearning when it holds. Every violation is replayed in the interpreter
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 
 import pytest
 
@@ -142,3 +144,33 @@ def test_cli_json_matches_the_api(saved, capsys):
     assert main(["pac", src, "--model", model, "--property", "unreach-label:NEVER", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["verdict"] == "holds" and doc["mode"] == "model reuse" and doc["property"] == "unreach-label:NEVER"
+
+
+BUGGY = """extern void __VERIFIER_error(void);
+extern int __VERIFIER_nondet_int(void);
+int f(int a) { if (a > 5) return a - 5; return 0; }
+int main(void) {
+    int x = __VERIFIER_nondet_int();
+    int y = __VERIFIER_nondet_int();
+    if (f(x) == 3 && y < 0) { __VERIFIER_error(); }
+    return 0;
+}
+"""
+
+
+def test_a_pac_bug_gets_a_witness_that_validates_and_a_playback_that_fails_under_gcc(tmp_path, capsys):
+    src = tmp_path / "b.c"
+    src.write_text(BUGGY)
+    wit, pb = tmp_path / "w.yml", tmp_path / "pb"
+    assert main(["pac", str(src), "--witness", str(wit), "--playback", str(pb), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["verdict"] == "bug" and doc["witness"]["replay"]["status"] == "confirmed"
+    assert "function_return" in wit.read_text() and "target" in wit.read_text()
+    res = tracelearn.validate(str(wit), str(src), timeout=60)
+    assert res["result"] == "confirmed", res
+    if shutil.which("gcc"):
+        exe = tmp_path / "pb.out"
+        build = subprocess.run(["gcc", "-o", str(exe), str(pb / "playback.c")], capture_output=True, text=True)
+        assert build.returncode == 0, build.stderr
+        run = subprocess.run([str(exe)], capture_output=True, text=True)
+        assert run.returncode != 0 and "__VERIFIER_error reached" in run.stdout + run.stderr

@@ -3,6 +3,8 @@ feasible error)."""
 
 from __future__ import annotations
 
+import sys
+
 from ..analyses.pac.driver import PAC_LEARNERS
 from ..api.options import add_frontend_options, positive, probability, seconds
 from ..analyses.pac.properties import FORMS
@@ -10,7 +12,9 @@ from ..api.pac import pac_file, pac_reuse_file
 from ..errors import OptionError
 from ..automata.dot import to_dot
 from ..report.jsonout import dumps as json_text
+from ..report.playback import write_playback
 from ..report.sarif import sarif_document
+from ..report.witness import specification, witness_yaml
 from ..report.trace_text import value_text
 from ..semantics.strategies.concolic import STRATEGIES
 from .outputs import preflight, write_output
@@ -58,13 +62,17 @@ def add_parser(sub) -> None:
     o.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
     o.add_argument("--dot", metavar="FILE", help="write the learned automaton as DOT")
     o.add_argument("--sarif", metavar="FILE", help="write a found bug as SARIF")
+    o.add_argument("--witness", metavar="FILE",
+                   help="write a found bug as an SV-COMP violation witness (YAML, format 2.0)")
+    o.add_argument("--playback", metavar="DIR", help="write a C harness that replays a found bug with gcc")
     add_frontend_options(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    for opt in ("dot", "sarif"):
+    for opt in ("dot", "sarif", "witness"):
         preflight(getattr(args, opt), f"--{opt}", [args.file])
+    preflight(args.playback, "--playback", [args.file], directory=True)
     if (args.model is None) != (args.property is None):
         raise OptionError("--model and --property go together (a saved model and the property to check on it)")
     if args.model is not None:
@@ -78,10 +86,28 @@ def run(args) -> int:
     res, doc = r.result, r.doc
     if args.dot and res.automaton is not None:
         write_output(args.dot, to_dot(res.automaton, name="decisions"), "--dot")
-    if args.sarif and res.counterexample is not None:
-        write_output(args.sarif, json_text(sarif_document([res.counterexample], "false")), "--sarif")
+    if res.counterexample is not None and r.program is not None:
+        write_bug(args, r.program, res.counterexample, doc["data_model"])
     print(json_text(doc) if args.json else summary_text(doc))
     return 0
+
+
+def write_bug(args, program, cex, data_model: str) -> None:
+    """The outputs of a found bug, as `check` writes them."""
+    if args.sarif:
+        write_output(args.sarif, json_text(sarif_document([cex], "false")), "--sarif")
+    if args.witness:
+        if specification(cex) is None or cex.waypoints is None:
+            print(f"note: no witness written to {args.witness}: SV-COMP has no property for a {cex.kind} "
+                  "failure", file=sys.stderr)
+        else:
+            write_output(args.witness, witness_yaml(cex, args.file, data_model, cex.waypoints), "--witness")
+    if args.playback:
+        try:
+            write_playback(program, cex, args.file, args.playback)
+        except OSError as e:
+            print(f"tracelearn: warning: --playback {args.playback}: not written ({e.strerror or e})",
+                  file=sys.stderr)
 
 
 def summary_text(doc: dict) -> str:
@@ -112,8 +138,8 @@ def run_reuse(args) -> int:
                            include=args.include, define=dict(d.partition("=")[::2] for d in args.define or []),
                            units=args.unit, progress=progress.update)
     res, doc = r.result, r.doc
-    if args.sarif and res is not None and res.counterexample is not None:
-        write_output(args.sarif, json_text(sarif_document([res.counterexample], "false")), "--sarif")
+    if res is not None and res.counterexample is not None and r.program is not None:
+        write_bug(args, r.program, res.counterexample, doc["data_model"])
     print(json_text(doc) if args.json else reuse_text(doc))
     return 0
 

@@ -100,6 +100,7 @@ class Counterexample:
     replay: dict = field(default_factory=dict)
     minimized: str = "none"
     value_sum: int | None = None
+    waypoints: list[tuple] | None = None  # a violation witness's, when the strategy that found it read them
 
     @property
     def length(self) -> int:

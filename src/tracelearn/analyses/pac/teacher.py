@@ -29,6 +29,7 @@ from ...learning.teacher import TeacherBase, Word
 from ...semantics.strategies.concolic import ConcolicSampler, Sample
 from ...semantics.strategies.path import PathExplorer
 from ...semantics.traces import Counterexample, extract, replay
+from ...semantics.waypoints import trace_waypoints
 
 
 class Undecided(Exception):
@@ -193,7 +194,9 @@ class PacTeacher(TeacherBase):
                 raise Undecided("the solver could not decide an error path")
             if r != z3.sat:
                 continue
-            cex = extract(eq, ex.target.solver.model(), self.kinds)
+            model = ex.target.solver.model()
+            cex = extract(eq, model, self.kinds)
+            cex.waypoints = trace_waypoints(eq, model, cex.prop_id, self.program.sources)
             cex.replay = replay(self.program, cex, self.kinds)
             if cex.replay.get("status") != "confirmed":
                 raise Undecided(f"the error path of {len(vector)} decisions does not replay in the "
