@@ -8,9 +8,11 @@ queries, total time and the share of it in membership queries.
 Table 2: KV with RBS vs CDS, with time per sample.
 Table 3: the 8 buggy programs, the sampler alone: the batch (restarting every 10
 vectors) and the run (never restarting) at which a failing run is first drawn.
+Table 4: the KV automata learned with RBS and with CDS against fresh vectors of both
+samplers (cross-evaluated): batches never used in learning, and one long run.
 
     python benchmarks/pac_recursive.py [--benchmarks DIR] [--timeout 120] [--runs 3]
-        [--learners kv,lsharp,rs,lstar-col] [--jobs 2] [--tables 1,2,3]
+        [--learners kv,lsharp,rs,lstar-col] [--jobs 2] [--tables 1,2,3,4] [--eval-batches 100]
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from common import benchmarks_dir, table  # noqa: E402
 
 from tracelearn.api.pac import PAC_KINDS, pac_file  # noqa: E402
+from tracelearn.automata.dfa import DFA  # noqa: E402
 from tracelearn.frontend.lower import DEFAULT_CHECKS, load_program  # noqa: E402
 from tracelearn.ir.decisions import DecisionAlphabet, assertions_as_branches  # noqa: E402
 from tracelearn.ir.transform import copy_program  # noqa: E402
@@ -46,7 +49,7 @@ def one(job: tuple) -> dict:
             "found_by": (doc["witness"] or {}).get("found_by"), "mq": s["membership_queries"],
             "mq_solver": s["membership_by_solver"], "eq": s["equivalence_queries"], "samples": s["samples"],
             "time": time.perf_counter() - t0, "t_mem": s["time"]["membership"], "t_sampling": s["time"]["sampling"],
-            "states": doc["automaton_states"]}
+            "states": doc["automaton_states"], "automaton": doc["automaton"] if doc["verdict"] == "pac-correct" else None}
 
 
 def sampler_hunt(job: tuple) -> dict:
@@ -76,6 +79,34 @@ def sampler_hunt(job: tuple) -> dict:
     return out
 
 
+def cross_evaluate(job: tuple) -> dict:
+    """Table 4: the share of fresh vectors a learned automaton accepts, for each
+    sampler: `batches` batches of 10 (restarted, indices no learning used) and one
+    tester never restarted for `singles` vectors."""
+    path, automaton, seed, batches, singles = job
+    program = assertions_as_branches(copy_program(load_program(path, "ILP32", checks=PAC_KINDS | DEFAULT_CHECKS)),
+                                     PAC_KINDS)
+    alphabet = DecisionAlphabet.of(program)
+    dfa = DFA.from_dict(automaton)
+
+    def explorer() -> PathExplorer:
+        return PathExplorer(SymbolicSemantics(program, SemanticsOptions(), PathTarget()),
+                            PathOptions(max_decisions=1001, split_conditions=False, eager=False))
+
+    def ok(x) -> bool:
+        return dfa.accepts("1" if b else "0" for b in x.vector)
+
+    out = {}
+    for st in ("rbs", "cds"):
+        s = ConcolicSampler(program, alphabet, explorer, st, 10, 1000, 10_000 + seed, PAC_KINDS)
+        vs = [x for i in range(batches) for x in s.batch(1_000_000 + i)]
+        stream = s.stream(2_000_000)
+        one_run = [next(stream) for _ in range(singles)]
+        stream.close()
+        out[st] = (sum(map(ok, vs)) / max(1, len(vs)), sum(map(ok, one_run)) / max(1, len(one_run)))
+    return out
+
+
 def main() -> int:
     root, parser = benchmarks_dir(description=__doc__)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
@@ -84,6 +115,8 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--tables", default="1,2,3")
     parser.add_argument("--only", default="")
+    parser.add_argument("--eval-batches", type=int, default=100, help="Table 4: fresh batches per sampler")
+    parser.add_argument("--eval-singles", type=int, default=1000, help="Table 4: vectors of one unrestarted tester")
     args = parser.parse_args()
     folder = root / "svcomp-recursive"
     rows = [r for r in csv.DictReader(open(folder / "verdicts.csv")) if args.only in r["name"]]
@@ -94,7 +127,7 @@ def main() -> int:
         return 2
     tables = args.tables.split(",")
     configs = [(lrn, "rbs") for lrn in args.learners.split(",")] if "1" in tables else []
-    if "2" in tables:
+    if "2" in tables or "4" in tables:
         configs += [c for c in [("kv", "rbs"), ("kv", "cds")] if c not in configs]
     jobs = [(str(folder / f"{r['name']}.c"), lrn, st, seed, args.timeout)
             for lrn, st in configs for seed in range(args.runs) for r in rows]
@@ -159,6 +192,24 @@ def main() -> int:
                                                      for s in ("rbs", "cds")])
         print("Table 2: KV, RBS vs CDS")
         print(table(lines, ["Search strategy", "RBS", "CDS"]))
+        print()
+    if "4" in tables:
+        learned = [(path, st, res) for st in ("rbs", "cds") for path, res in by[("kv", st)]
+                   if res.get("automaton") and path.endswith(".c")]
+        firsts = {}
+        for path, st, res in learned:  # one automaton per program and strategy: the first seed's
+            firsts.setdefault((path, st), res)
+        keys = sorted(firsts)
+        with ProcessPoolExecutor(args.jobs) as pool:
+            evals = list(pool.map(cross_evaluate, [(p, firsts[(p, st)]["automaton"], 0, args.eval_batches,
+                                                    args.eval_singles) for p, st in keys]))
+        lines = [[Path(p).stem, st.upper(), firsts[(p, st)]["states"]]
+                 + [f"{100 * e[t][0]:.1f}%" for t in ("rbs", "cds")] + [f"{100 * e[t][1]:.1f}%" for t in ("rbs", "cds")]
+                 for (p, st), e in zip(keys, evals)]
+        print(f"Table 4: KV automata (pac-correct, seed 0) against fresh vectors: {args.eval_batches} batches of 10 "
+              f"per sampler, and {args.eval_singles} vectors of one tester never restarted")
+        print(table(lines, ["Program", "learned with", "states", "RBS batches", "CDS batches", "RBS single",
+                            "CDS single"]))
         print()
     if "3" in tables:
         bugs = [r for r in rows if r["expected_verdict"] == "false"]
