@@ -102,7 +102,7 @@ def split_units(args: argparse.Namespace) -> None:
     args.unit = files[1:] + list(args.unit or [])
 
 
-LEARNERS = ["lstar", "lstar-mp", "kv", "lsharp"]
+LEARNERS = ["lstar", "lstar-mp", "lstar-angluin", "kv", "lsharp"]
 
 
 def add_alphabet_options(p) -> None:

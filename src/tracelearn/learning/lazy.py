@@ -34,6 +34,7 @@ from .teacher import Teacher
 LEARNERS: dict[str, Callable[..., Learner]] = {
     "lstar": LStar,  # Rivest-Schapire counterexamples
     "lstar-mp": lambda alphabet, oracle, **kw: LStar(alphabet, oracle, cex="mp", **kw),
+    "lstar-angluin": lambda alphabet, oracle, **kw: LStar(alphabet, oracle, cex="angluin", **kw),
     "kv": KV,
     "lsharp": LSharp,
     "lsharp-witness": lambda alphabet, oracle, **kw: LSharp(alphabet, oracle, separation="witness", **kw),
@@ -63,7 +64,8 @@ def learn(teacher: Teacher, learner: str = "lstar", *, lazy: bool = False, guess
           on_conjecture: Callable[[DFA, Word | None], None] | None = None) -> LearningResult:
     """Learn the teacher's language.
 
-    ``learner``: "lstar" (Rivest-Schapire), "lstar-mp" (Maler-Pnueli), "kv",
+    ``learner``: "lstar" (Rivest-Schapire), "lstar-mp" (Maler-Pnueli),
+    "lstar-angluin" (Angluin's prefixes as rows), "kv",
     "lsharp". ``lazy``/``guess``: lazy learning with ``guess`` as the default
     answer. ``cache``: answers from an earlier run (e.g. its bound-independent
     entries); it is updated in place and returned. ``on_conjecture`` is called

@@ -13,10 +13,15 @@ Counterexample processing (``cex``):
   expensive ones with a model checker as teacher). On the exact target of
   Fig. 5c it makes the paper's two conjectures; ``"rs"`` needs three.
 
-Both only add columns, so the access words ``S`` keep pairwise distinct rows and
-the table is always consistent; only closedness has to be restored, by moving
-rows of ``S·Σ`` with a new signature into ``S``. Hypothesis state ``i`` is the row
-of ``S[i]``; state 0 is the empty word's.
+- ``"angluin"``, Angluin 1987 (the Pac-Man paper's "L*"): every prefix of the
+  counterexample is added to the rows ``S``. Two rows of ``S`` may then be equal,
+  so the table must also be made *consistent*: equal rows whose extensions by a
+  letter differ in a column ``e`` get the column ``a·e``.
+
+``"rs"`` and ``"mp"`` only add columns, so the access words ``S`` keep pairwise
+distinct rows and the table is always consistent; only closedness has to be
+restored, by moving rows of ``S·Σ`` with a new signature into ``S``. Hypothesis
+state ``i`` is the ``i``-th distinct row of ``S``; state 0 is the empty word's.
 """
 
 from __future__ import annotations
@@ -41,8 +46,8 @@ class LStar(Learner):
     def __init__(self, alphabet: Sequence[str], oracle: MembershipOracle, *, cex: str = "rs",
                  max_states: int = 10_000) -> None:
         super().__init__(alphabet, oracle, max_states=max_states)
-        if cex not in ("rs", "mp"):
-            raise ValueError(f"unknown counterexample processing {cex!r} (rs or mp)")
+        if cex not in ("rs", "mp", "angluin"):
+            raise ValueError(f"unknown counterexample processing {cex!r} (rs, mp or angluin)")
         self.cex = cex
         self.S: list[Word] = [()]
         self.E: list[Word] = [()]
@@ -83,21 +88,42 @@ class LStar(Learner):
                         seen.add(sig)
                         self.S.append(ua)
                         added = True
-            self._check_size(len(self.S))
-            if not added:
+            self._check_size(len(seen))
+            if not added and not self._make_consistent():
                 return
+
+    def _make_consistent(self) -> bool:
+        """Angluin's consistency: two access words with equal rows must have equal
+        rows after each letter. Adds one column ``a·e`` that separates them (True),
+        or finds none to add (False)."""
+        first: dict[tuple[bool, ...], Word] = {}
+        for u in self.S:
+            v = first.setdefault(tuple(self.rows[u]), u)
+            if v is u:
+                continue
+            for a in self.alphabet:
+                ru, rv = self.rows[u + (a,)], self.rows[v + (a,)]
+                j = next((j for j in range(len(self.E)) if ru[j] != rv[j]), None)
+                if j is not None:
+                    self.E.append((a,) + self.E[j])
+                    return True
+        return False
 
     def hypothesis(self) -> DFA:
         if self._hyp is not None:
             return self._hyp
         self._close()
-        state_of = {tuple(self.rows[u]): i for i, u in enumerate(self.S)}
+        reps: list[Word] = []  # the first access word of each distinct row
+        state_of: dict[tuple[bool, ...], int] = {}
+        for u in self.S:
+            if state_of.setdefault(tuple(self.rows[u]), len(reps)) == len(reps):
+                reps.append(u)
         trans = {}
-        for i, u in enumerate(self.S):
+        for i, u in enumerate(reps):
             for a in self.alphabet:
                 trans[(i, a)] = state_of[tuple(self.rows[u + (a,)])]
-        acc = frozenset(i for i, u in enumerate(self.S) if self.rows[u][0])
-        self._hyp = DFA(self.alphabet, len(self.S), 0, acc, trans)
+        acc = frozenset(i for i, u in enumerate(reps) if self.rows[u][0])
+        self._hyp = DFA(self.alphabet, len(reps), 0, acc, trans)
         return self._hyp
 
     # ------------------------------------------------------- counterexamples
@@ -105,6 +131,15 @@ class LStar(Learner):
     def refine(self, counterexample: Word) -> None:
         ce = tuple(counterexample)
         hyp, answer = self._checked_answer(ce)
+        if self.cex == "angluin":
+            known = set(self.S)
+            new_rows = [ce[:i] for i in range(1, len(ce) + 1) if ce[:i] not in known]
+            if not new_rows:
+                raise LearningError(f"lstar: counterexample {list(ce)} yields no new row; "
+                                    "the teacher's answers contradict each other")
+            self.S.extend(new_rows)
+            self._hyp = None
+            return
         if self.cex == "mp":
             known = set(self.E)
             new = [ce[i:] for i in range(len(ce) - 1, -1, -1) if ce[i:] not in known]

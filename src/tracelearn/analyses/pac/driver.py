@@ -24,9 +24,10 @@ from ...semantics.traces import Counterexample
 from .error_automaton import error_automaton
 from .teacher import BugFound, PacStats, PacTeacher, Undecided
 
-# The paper's learners that we have, by the paper's names: L* with Rivest-Schapire
-# counterexamples is its "RS", with Maler-Pnueli suffixes its "L*-columns".
-PAC_LEARNERS = {"kv": "kv", "lsharp": "lsharp", "rs": "lstar", "lstar-col": "lstar-mp"}
+# The paper's learners that we have, by the paper's names: Angluin's L* (prefixes of a
+# counterexample as rows) is its "L*", with Rivest-Schapire counterexamples its "RS",
+# with Maler-Pnueli suffixes its "L*-columns".
+PAC_LEARNERS = {"kv": "kv", "lsharp": "lsharp", "lstar": "lstar-angluin", "rs": "lstar", "lstar-col": "lstar-mp"}
 
 
 @dataclass
