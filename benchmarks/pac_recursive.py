@@ -12,7 +12,7 @@ Table 4: the KV automata learned with RBS and with CDS against fresh vectors of 
 samplers (cross-evaluated): batches never used in learning, and one long run.
 
     python benchmarks/pac_recursive.py [--benchmarks DIR] [--timeout 120] [--runs 3]
-        [--learners kv,lsharp,lstar,rs,lstar-col] [--jobs 2] [--tables 1,2,3,4] [--eval-batches 100]
+        [--learners kv,lsharp,lstar,rs,lstar-col,nlstar] [--jobs 2] [--tables 1,2,3,4] [--eval-batches 100]
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def main() -> int:
     root, parser = benchmarks_dir(description=__doc__)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per run")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--learners", default="kv,lsharp,lstar,rs,lstar-col")
+    parser.add_argument("--learners", default="kv,lsharp,lstar,rs,lstar-col,nlstar")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--tables", default="1,2,3")
     parser.add_argument("--only", default="")

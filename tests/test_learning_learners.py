@@ -8,12 +8,14 @@ import random
 import pytest
 
 from tracelearn.automata import DFA
+from tracelearn.learning.nlstar import NLStar
 from tracelearn.learning import (KV, LEARNERS, DFATeacher, LearningError, LSharp, LStar, QueryCache, QueryLayer,
                                  TeacherBase, learn)
 
 aalpy_utils = pytest.importorskip("aalpy.utils")
 
 LEARNER_NAMES = sorted(LEARNERS)
+LAZY_LEARNERS = [n for n in LEARNER_NAMES if n != "nlstar"]  # NL* learns only with a teacher's answers
 CLASSES = {"lstar": LStar, "kv": KV, "lsharp": LSharp}
 
 
@@ -63,7 +65,7 @@ def test_plain_learning_is_exact(name, n, k, seed):
         assert r.stats.equivalence == teacher.stats.equivalent
 
 
-@pytest.mark.parametrize("name", LEARNER_NAMES)
+@pytest.mark.parametrize("name", LAZY_LEARNERS)
 @pytest.mark.parametrize("n,k,seed", CASES[:7])
 def test_lazy_learning_is_exact_with_often_wrong_guesses(name, n, k, seed):
     # A quarter of the states accept: guessing False is wrong for many queries,
@@ -81,14 +83,14 @@ def test_lazy_learning_is_exact_with_often_wrong_guesses(name, n, k, seed):
         assert s.batch_queries == teacher.stats.find_member + teacher.stats.find_non_member
 
 
-@pytest.mark.parametrize("name", LEARNER_NAMES)
+@pytest.mark.parametrize("name", LAZY_LEARNERS)
 def test_lazy_learning_with_long_random_counterexamples(name):
     target = random_target(10, 3, 11)
     teacher = DFATeacher(target, counterexamples="random", seed=5, random_length=12)
     check_result(learn(teacher, name, lazy=True, guess=False), target)
 
 
-@pytest.mark.parametrize("name", LEARNER_NAMES)
+@pytest.mark.parametrize("name", LAZY_LEARNERS)
 def test_lazy_with_good_guesses_restarts_rarely(name):
     # pv's setting: almost every word is rejected, so guessing False is almost always right.
     letters = ("g", "f", "assert")
@@ -220,6 +222,8 @@ class RandomTeacher(TeacherBase):
 @pytest.mark.parametrize("name", LEARNER_NAMES)
 @pytest.mark.parametrize("lazy", [False, True])
 def test_inconsistent_teachers_raise(name, lazy):
+    if lazy and name not in LAZY_LEARNERS:
+        pytest.skip("NL* does not learn lazily")
     with pytest.raises(LearningError):
         learn(LyingTeacher(random_target(8, 2, 3)), name, lazy=lazy)
     with pytest.raises(LearningError):
@@ -263,3 +267,26 @@ def test_lsharp_hypotheses_agree_with_its_observation_tree():
         rounds += 1
         learner.refine(ce)
     assert hyp.equivalent(target) and rounds > 1
+
+
+def kth_from_end(k: int) -> DFA:
+    """Words over a, b whose k-th letter from the end is a: 2^k DFA states, k+1 RFSA states."""
+    n = 1 << k
+    trans = {(q, c): ((q << 1) | (c == "a")) & (n - 1) for q in range(n) for c in "ab"}
+    return DFA(("a", "b"), n, 0, frozenset(q for q in range(n) if q >> (k - 1) & 1), trans)
+
+
+def test_nlstar_learns_a_residual_nfa_exponentially_smaller_than_the_dfa():
+    target = kth_from_end(4)
+    lrn = NLStar(("a", "b"), QueryLayer(DFATeacher(target)))
+    dfa = lrn.learn(DFATeacher(target).equivalent)
+    assert dfa.equivalent(target) and target.minimize().num_states == 16
+    nfa = lrn.nfa()
+    assert nfa.num_states <= 5 and nfa.determinize().equivalent(target)
+    for w in target.words(7):
+        assert nfa.accepts(w) == target.accepts(w)
+
+
+def test_nlstar_is_not_lazy():
+    with pytest.raises(ValueError):
+        learn(DFATeacher(kth_from_end(2)), "nlstar", lazy=True)

@@ -175,7 +175,7 @@ def test_pushdown_error_automaton_against_explicit_configurations(tmp_path):
 
 def test_safe_recursive_program_is_pac_correct_and_its_language_is_exact(tmp_path):
     program = _load(tmp_path, "safe", SAFE_RECURSIVE)
-    for learner in ("kv", "lsharp", "lstar", "rs", "lstar-col"):
+    for learner in ("kv", "lsharp", "lstar", "rs", "lstar-col", "nlstar"):
         r = verify(program, PacOptions(learner=learner, timeout=120))
         assert r.verdict == "pac-correct", (learner, r.reason)
         assert r.pac.batches[-1] == batches_needed(r.pac.equivalence, 0.1, 0.9)

@@ -42,7 +42,7 @@ def add_parser(sub) -> None:
                         "search, or uniformly random inputs")
     g.add_argument("--learner", choices=list(PAC_LEARNERS), default="kv",
                    help="kv (default), lsharp, lstar (Angluin's L*: counterexample prefixes as rows), rs (L* with "
-                        "Rivest-Schapire), lstar-col (L*, counterexample suffixes as columns)")
+                        "Rivest-Schapire), lstar-col (L*, counterexample suffixes as columns), nlstar (NL*: residual NFAs)")
     g.add_argument("--max-decisions", type=positive, default=1000,
                    help="decision bound: a longer run contributes its first N decisions (default 1000)")
     g.add_argument("--split-conditions", action="store_true",

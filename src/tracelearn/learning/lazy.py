@@ -28,6 +28,7 @@ from .kv import KV
 from .learner import Learner, LearningError, MembershipOracle, Word
 from .lsharp import LSharp
 from .lstar import LStar
+from .nlstar import NLStar
 from .queries import BoundIndependence, QueryCache, QueryLayer, QueryStats
 from .teacher import Teacher
 
@@ -36,6 +37,7 @@ LEARNERS: dict[str, Callable[..., Learner]] = {
     "lstar-mp": lambda alphabet, oracle, **kw: LStar(alphabet, oracle, cex="mp", **kw),
     "lstar-angluin": lambda alphabet, oracle, **kw: LStar(alphabet, oracle, cex="angluin", **kw),
     "kv": KV,
+    "nlstar": NLStar,  # residual NFAs; the hypothesis is their subset construction
     "lsharp": LSharp,
     "lsharp-witness": lambda alphabet, oracle, **kw: LSharp(alphabet, oracle, separation="witness", **kw),
 }
@@ -71,6 +73,9 @@ def learn(teacher: Teacher, learner: str = "lstar", *, lazy: bool = False, guess
     entries); it is updated in place and returned. ``on_conjecture`` is called
     with each posed hypothesis and the teacher's answer. Raises ``LearningError``
     when the teacher contradicts itself or a limit is exceeded."""
+    if lazy and learner == "nlstar":
+        # its hypotheses on guessed answers are no RFSAs and their subset constructions explode
+        raise ValueError("nlstar does not learn lazily")
     queries = QueryLayer(teacher, cache=cache, stats=stats, guess=guess if lazy else None,
                          bound_independent=bound_independent)
     lrn = make_learner(learner, queries.alphabet, queries, max_states)

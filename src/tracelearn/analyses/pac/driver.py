@@ -26,8 +26,10 @@ from .teacher import BugFound, PacStats, PacTeacher, Undecided
 
 # The paper's learners that we have, by the paper's names: Angluin's L* (prefixes of a
 # counterexample as rows) is its "L*", with Rivest-Schapire counterexamples its "RS",
-# with Maler-Pnueli suffixes its "L*-columns".
-PAC_LEARNERS = {"kv": "kv", "lsharp": "lsharp", "lstar": "lstar-angluin", "rs": "lstar", "lstar-col": "lstar-mp"}
+# with Maler-Pnueli suffixes its "L*-columns"; NL* learns residual NFAs (the model is
+# their subset construction, minimized).
+PAC_LEARNERS = {"kv": "kv", "lsharp": "lsharp", "lstar": "lstar-angluin", "rs": "lstar", "lstar-col": "lstar-mp",
+                "nlstar": "nlstar"}
 
 
 @dataclass
