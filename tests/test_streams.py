@@ -217,3 +217,28 @@ def test_fused_filter_equals_the_pipeline(tmp_path, capsys):
     assert code == 0 and doc["complete"] and doc["differential"]["disagreement"] is None
     again = learn(load_program(str(out), entry="fused"), LearnOptions("fused"))
     assert again.complete and again.transducer.states == doc["transducer"]["states"]
+
+
+def test_char_filters_read_with_character_literals():
+    doc = tracelearn.learn_filter(str(STREAMS / "escape.c"), function="html_escape")
+    t = doc["transducer"]
+    assert t["chars"]
+    lt = next(m for m in t["transitions"] if m["guard"].endswith("(x == '<')"))
+    assert lt["outputs_text"] == '"&lt;"' and lt["outputs"] == ["'&'", "'l'", "'t'", "';'"]
+    tab = next(m for m in t["transitions"] if m["guard"].endswith("(x == '\\t')"))
+    assert tab["outputs_text"] == "' '"
+    other = next(m for m in t["transitions"] if m["outputs_text"] == "x")
+    assert "x != '&'" in other["guard"]
+    # the same bytes as int8 are numbers
+    num = tracelearn.learn_filter(str(STREAMS / "escape.c"), function="html_escape", element="int8")
+    assert not num["transducer"]["chars"]
+    assert any(m["outputs"] == ["38", "108", "116", "59"] for m in num["transducer"]["transitions"])
+
+
+def test_character_literal_text():
+    from tracelearn.automata.transducer import char_literal, outputs_text
+    assert char_literal(ord("a")) == "'a'" and char_literal(10) == "'\\n'" and char_literal(39) == "'\\''"
+    assert char_literal(200) is None and char_literal(-1) is None and char_literal(300) is None
+    vals = [z3.BitVecVal(v, 32) for v in (ord("a"), ord('"'), 0)]
+    assert outputs_text(vals, chars=True) == '"a\\"\\0"'
+    assert outputs_text(vals, chars=False) == "97, 34, 0"

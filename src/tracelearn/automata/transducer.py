@@ -55,6 +55,7 @@ class Transducer:
     finals: list[FinalMove] = field(default_factory=list)
     initial_output: tuple[int, ...] = ()
     names: list[str] = field(default_factory=list)  # a label per state (e.g. its access word)
+    chars: bool = False  # the elements are C chars: constants read as character literals
     _compiled: dict | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -147,12 +148,15 @@ class Transducer:
             "initial": self.initial,
             "initial_output": list(self.initial_output),
             "state_names": self.names,
-            "transitions": [{"from": m.src, "to": m.dst, "guard": term_text(m.guard, self.bits),
-                             "outputs": [term_text(o, self.bits) for o in m.outputs],
+            "chars": self.chars,
+            "transitions": [{"from": m.src, "to": m.dst, "guard": term_text(m.guard, self.bits, self.chars),
+                             "outputs": [term_text(o, self.bits, self.chars) for o in m.outputs],
+                             "outputs_text": outputs_text(m.outputs, self.chars),
                              "guard_smt": m.guard.sexpr(), "outputs_smt": [o.sexpr() for o in m.outputs]}
                             for m in self.moves],
-            "final": [{"state": f.src, "guard": term_text(f.guard, self.bits),
-                       "outputs": [term_text(o, self.bits) for o in f.outputs],
+            "final": [{"state": f.src, "guard": term_text(f.guard, self.bits, self.chars),
+                       "outputs": [term_text(o, self.bits, self.chars) for o in f.outputs],
+                       "outputs_text": outputs_text(f.outputs, self.chars),
                        "guard_smt": f.guard.sexpr(), "outputs_smt": [o.sexpr() for o in f.outputs]}
                       for f in self.finals],
         }
@@ -167,11 +171,11 @@ class Transducer:
             label = f"q{q}"
             if fins:
                 label += "\\n" + "\\n".join(
-                    _esc(f"end: {term_text(f.guard, self.bits)} / {', '.join(term_text(o, self.bits) for o in f.outputs)}")
+                    _esc(f"end: {term_text(f.guard, self.bits, self.chars)} / {outputs_text(f.outputs, self.chars)}")
                     for f in fins)
             lines.append(f'  q{q} [label="{label}", shape=doublecircle];')
         for m in self.moves:
-            lab = f"{term_text(m.guard, self.bits)} / {', '.join(term_text(o, self.bits) for o in m.outputs) or 'ε'}"
+            lab = f"{term_text(m.guard, self.bits, self.chars)} / {outputs_text(m.outputs, self.chars) or 'ε'}"
             lines.append(f'  q{m.src} -> q{m.dst} [label="{_esc(lab)}"];')
         lines.append("}")
         return "\n".join(lines) + "\n"
@@ -214,13 +218,67 @@ _BIN = {z3.Z3_OP_BADD: "+", z3.Z3_OP_BSUB: "-", z3.Z3_OP_BMUL: "*", z3.Z3_OP_BAN
         z3.Z3_OP_BUREM: "%u", z3.Z3_OP_BUREM_I: "%u", z3.Z3_OP_AND: "&&", z3.Z3_OP_OR: "||"}
 
 
-def term_text(e: z3.ExprRef, bits: int = 8) -> str:
+def term_text(e: z3.ExprRef, bits: int = 8, chars: bool = False) -> str:
     """A C-like rendering: ``x`` is the element read, ``x[-j]`` the one j before;
-    sign extensions (C's promotions) are implicit."""
-    return _text(e)
+    sign extensions (C's promotions) are implicit. ``chars``: a constant compared with
+    a term, or output whole, is a character literal when it is printable."""
+    return _operand(e, chars) if z3.is_bv_value(e) else _text(e, chars)
 
 
-def _text(e: z3.ExprRef) -> str:  # noqa: C901
+_COMPARE = {z3.Z3_OP_EQ, z3.Z3_OP_SLEQ, z3.Z3_OP_SLT, z3.Z3_OP_SGEQ, z3.Z3_OP_SGT, z3.Z3_OP_ULEQ,
+            z3.Z3_OP_ULT, z3.Z3_OP_UGEQ, z3.Z3_OP_UGT}
+
+
+def _operand(e: z3.ExprRef, chars: bool) -> str:
+    """A side of a comparison (or a whole output): a constant as a character literal."""
+    if chars and z3.is_bv_value(e):
+        lit = char_literal(_signed(e.as_long(), e.size()))
+        if lit is not None:
+            return lit
+    return _atom(e, chars)
+
+
+_ESCAPES = {0: "\\0", 9: "\\t", 10: "\\n", 13: "\\r", 92: "\\\\"}
+
+
+def char_literal(v: int, quote: str = "'") -> str | None:
+    """``v`` (a byte, either sign) as a C character literal, or None when it has no
+    readable one."""
+    if not -128 <= v <= 255:
+        return None
+    c = v & 0xFF
+    if c in _ESCAPES:
+        return f"{quote}{_ESCAPES[c]}{quote}"
+    if c == ord(quote):
+        return f"{quote}\\{quote}{quote}"
+    return f"{quote}{chr(c)}{quote}" if 32 <= c < 127 else None
+
+
+def outputs_text(outputs: tuple | list, chars: bool = False) -> str:
+    """What a move writes: with ``chars``, runs of printable constants read as one
+    string literal (``"&lt;"``)."""
+    parts: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if len(run) == 1:
+            parts.append(f"'{run[0]}'" if run[0] != "'" else "'\\''")
+        elif run:
+            parts.append('"' + "".join(run) + '"')
+        run.clear()
+
+    for o in outputs:
+        lit = char_literal(_signed(o.as_long(), o.size()), '"') if chars and z3.is_bv_value(o) else None
+        if lit is not None:
+            run.append(lit[1:-1])
+        else:
+            flush()
+            parts.append(term_text(o, chars=chars))
+    flush()
+    return ", ".join(parts)
+
+
+def _text(e: z3.ExprRef, chars: bool = False) -> str:  # noqa: C901
     if z3.is_true(e):
         return "true"
     if z3.is_false(e):
@@ -235,34 +293,36 @@ def _text(e: z3.ExprRef) -> str:  # noqa: C901
         return n
     ch = e.children()
     if k in (z3.Z3_OP_SIGN_EXT, z3.Z3_OP_ZERO_EXT):
-        return _text(ch[0])
+        return _text(ch[0], chars)
     if k == z3.Z3_OP_NOT:
         a = ch[0]
         if z3.is_app_of(a, z3.Z3_OP_EQ):
-            return f"{_text(a.arg(0))} != {_text(a.arg(1))}"
+            return f"{_operand(a.arg(0), chars)} != {_operand(a.arg(1), chars)}"
         for op, neg in ((z3.Z3_OP_SLEQ, ">"), (z3.Z3_OP_SLT, ">="), (z3.Z3_OP_SGEQ, "<"), (z3.Z3_OP_SGT, "<=")):
             if z3.is_app_of(a, op):
-                return f"{_atom(a.arg(0))} {neg} {_atom(a.arg(1))}"
-        return f"!({_text(a)})"
+                return f"{_operand(a.arg(0), chars)} {neg} {_operand(a.arg(1), chars)}"
+        return f"!({_text(a, chars)})"
     if k == z3.Z3_OP_BADD and len(ch) == 2:
         for a, b in ((ch[0], ch[1]), (ch[1], ch[0])):
             if z3.is_app_of(b, z3.Z3_OP_BMUL) and b.num_args() == 2 and z3.is_bv_value(b.arg(0)) \
                     and _signed(b.arg(0).as_long(), b.size()) == -1:
-                return f"{_atom(a)} - {_atom(b.arg(1))}"
+                return f"{_atom(a, chars)} - {_atom(b.arg(1), chars)}"
     if k == z3.Z3_OP_BMUL and len(ch) == 2 and z3.is_bv_value(ch[0]) and _signed(ch[0].as_long(), ch[0].size()) == -1:
-        return f"-{_atom(ch[1])}"
+        return f"-{_atom(ch[1], chars)}"
+    if k in _COMPARE:
+        return f" {_BIN[k]} ".join(_operand(c, chars) for c in ch)
     if k in _BIN:
-        return f" {_BIN[k]} ".join(_atom(c) for c in ch)
+        return f" {_BIN[k]} ".join(_atom(c, chars) for c in ch)
     if k == z3.Z3_OP_ITE:
-        return f"({_text(ch[0])} ? {_text(ch[1])} : {_text(ch[2])})"
+        return f"({_text(ch[0], chars)} ? {_text(ch[1], chars)} : {_text(ch[2], chars)})"
     if k == z3.Z3_OP_EXTRACT:
         hi, lo = e.params()
-        return f"{_atom(ch[0])}[{hi}:{lo}]"
+        return f"{_atom(ch[0], chars)}[{hi}:{lo}]"
     return str(e)
 
 
-def _atom(e: z3.ExprRef) -> str:
-    s = _text(e)
+def _atom(e: z3.ExprRef, chars: bool = False) -> str:
+    s = _text(e, chars)
     simple = z3.is_const(e) or z3.is_bv_value(e) or z3.is_app_of(e, z3.Z3_OP_SIGN_EXT) and z3.is_const(e.arg(0))
     return s if simple else f"({s})"
 

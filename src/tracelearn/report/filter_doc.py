@@ -38,13 +38,13 @@ def summary_text(doc: dict) -> str:
                    f"lookback {t['lookback']}, {doc['element']} elements"
                    + (f", initial output {t['initial_output']}" if t["initial_output"] else ""))
         for m in t["transitions"][:40]:
-            outs = ", ".join(m["outputs"]) or "ε"
+            outs = m["outputs_text"] or "ε"
             out.append(f"    q{m['from']} --[{m['guard']}] / {outs}--> q{m['to']}")
         if len(t["transitions"]) > 40:
             out.append(f"    ... {len(t['transitions']) - 40} more (see --json or --dot)")
         for f in t["final"]:
             if f["outputs"]:
-                out.append(f"    q{f['state']} at the end [{f['guard']}] / {', '.join(f['outputs'])}")
+                out.append(f"    q{f['state']} at the end [{f['guard']}] / {f['outputs_text']}")
     for x in doc["refinements"]:
         out.append(f"  separating input {x['input']}: program {x['program_output']}, "
                    f"conjecture ({x['conjecture_states']} states) {x['conjecture_output']}")

@@ -105,6 +105,7 @@ def learn(program: Program, opts: LearnOptions, progress: Callable[[str], None] 
             table.close()
             table.initial_output = teacher.initial_output or ()
             conj = table.conjecture()
+            conj.chars = opts.element.chars
             res.transducer = conj
             overlap = conj.overlapping()
             if overlap is not None:

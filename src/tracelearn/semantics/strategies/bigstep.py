@@ -47,18 +47,24 @@ class Element:
     """The type of a stream element: a signed integer of ``bits`` bits (``char`` is 8)."""
 
     bits: int = 8
+    int8: bool = False  # 8 bits read as numbers, not characters
 
     @staticmethod
     def named(text: str) -> "Element":
         if text == "char":
             return Element(8)
         if text.startswith("int") and text[3:].isdigit() and int(text[3:]) in (8, 16, 32):
-            return Element(int(text[3:]))
+            return Element(int(text[3:]), int8=text == "int8")
         raise TracelearnError(f"unknown element type '{text}' (expected char, int8, int16 or int32)")
 
     @property
+    def chars(self) -> bool:
+        """Elements shown as character literals."""
+        return self.bits == 8 and not self.int8
+
+    @property
     def name(self) -> str:
-        return "char" if self.bits == 8 else f"int{self.bits}"
+        return "char" if self.chars else f"int{self.bits}"
 
     @property
     def lo(self) -> int:
