@@ -34,10 +34,39 @@ from .learner import Learner, LearningError, MembershipOracle, Word, rs_split
 
 
 @dataclass(frozen=True)
-class _Snapshot:
+class TableSnapshot:
+    """An observation table as plain data (L* and NL* share the table)."""
+
     S: tuple[Word, ...]
     E: tuple[Word, ...]
     rows: dict[Word, tuple[bool, ...]]
+
+    @staticmethod
+    def of(S: list[Word], E: list[Word], rows: dict[Word, list[bool]]) -> "TableSnapshot":
+        return TableSnapshot(tuple(S), tuple(E), {w: tuple(r) for w, r in rows.items()})
+
+    def table(self) -> tuple[list[Word], list[Word], dict[Word, list[bool]]]:
+        return list(self.S), list(self.E), {w: list(r) for w, r in self.rows.items()}
+
+
+def fill_table(S: list[Word], E: list[Word], rows: dict[Word, list[bool]], alphabet: tuple[str, ...],
+               oracle: MembershipOracle) -> None:
+    """Ask every missing cell of the rows of S and S·Σ (one batch)."""
+    keys: list[Word] = []
+    words: list[Word] = []
+    done: set[Word] = set()
+    for u in S:
+        for w in (u, *(u + (a,) for a in alphabet)):
+            if w in done:  # an access word is also the extension of its parent
+                continue
+            done.add(w)
+            row = rows.setdefault(w, [])
+            for j in range(len(row), len(E)):
+                keys.append(w)
+                words.append(w + E[j])
+    if words:
+        for w, ans in zip(keys, oracle.member_many(words)):
+            rows[w].append(ans)
 
 
 class LStar(Learner):
@@ -57,23 +86,7 @@ class LStar(Learner):
     # ----------------------------------------------------------------- table
 
     def _fill(self) -> None:
-        """Ask every missing cell of the rows of S and S·Σ (one batch)."""
-        keys: list[Word] = []
-        words: list[Word] = []
-        done: set[Word] = set()
-        ne = len(self.E)
-        for u in self.S:
-            for w in (u, *(u + (a,) for a in self.alphabet)):
-                if w in done:  # an access word is also the extension of its parent
-                    continue
-                done.add(w)
-                row = self.rows.setdefault(w, [])
-                for j in range(len(row), ne):
-                    keys.append(w)
-                    words.append(w + self.E[j])
-        if words:
-            for w, ans in zip(keys, self.oracle.member_many(words)):
-                self.rows[w].append(ans)
+        fill_table(self.S, self.E, self.rows, self.alphabet, self.oracle)
 
     def _close(self) -> None:
         while True:
@@ -160,12 +173,10 @@ class LStar(Learner):
 
     # ------------------------------------------------------------- snapshots
 
-    def snapshot(self) -> _Snapshot:
-        return _Snapshot(tuple(self.S), tuple(self.E), {w: tuple(r) for w, r in self.rows.items()})
+    def snapshot(self) -> TableSnapshot:
+        return TableSnapshot.of(self.S, self.E, self.rows)
 
     def restore(self, snapshot: object) -> None:
-        assert isinstance(snapshot, _Snapshot)
-        self.S = list(snapshot.S)
-        self.E = list(snapshot.E)
-        self.rows = {w: list(r) for w, r in snapshot.rows.items()}
+        assert isinstance(snapshot, TableSnapshot)
+        self.S, self.E, self.rows = snapshot.table()
         self._hyp = None

@@ -22,18 +22,10 @@ cell of its table), its prefixes join S instead, which keeps the table growing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-
 from ..automata.dfa import DFA
 from ..automata.nfa import NFA
 from .learner import Learner, LearningError, MembershipOracle, Word
-
-
-@dataclass(frozen=True)
-class _Snapshot:
-    S: tuple[Word, ...]
-    E: tuple[Word, ...]
-    rows: dict[Word, tuple[bool, ...]]
+from .lstar import TableSnapshot, fill_table
 
 
 class NLStar(Learner):
@@ -50,21 +42,7 @@ class NLStar(Learner):
     # ----------------------------------------------------------------- table
 
     def _fill(self) -> None:
-        keys: list[Word] = []
-        words: list[Word] = []
-        done: set[Word] = set()
-        for u in self.S:
-            for w in (u, *(u + (a,) for a in self.alphabet)):
-                if w in done:
-                    continue
-                done.add(w)
-                row = self.rows.setdefault(w, [])
-                for j in range(len(row), len(self.E)):
-                    keys.append(w)
-                    words.append(w + self.E[j])
-        if words:
-            for w, ans in zip(keys, self.oracle.member_many(words)):
-                self.rows[w].append(ans)
+        fill_table(self.S, self.E, self.rows, self.alphabet, self.oracle)
 
     def _bits(self, w: Word) -> int:
         return sum(1 << j for j, b in enumerate(self.rows[w]) if b)
@@ -183,12 +161,10 @@ class NLStar(Learner):
 
     # ------------------------------------------------------------- snapshots
 
-    def snapshot(self) -> _Snapshot:
-        return _Snapshot(tuple(self.S), tuple(self.E), {w: tuple(r) for w, r in self.rows.items()})
+    def snapshot(self) -> TableSnapshot:
+        return TableSnapshot.of(self.S, self.E, self.rows)
 
     def restore(self, snapshot: object) -> None:
-        assert isinstance(snapshot, _Snapshot)
-        self.S = list(snapshot.S)
-        self.E = list(snapshot.E)
-        self.rows = {w: list(r) for w, r in snapshot.rows.items()}
+        assert isinstance(snapshot, TableSnapshot)
+        self.S, self.E, self.rows = snapshot.table()
         self._nfa = self._hyp = None
