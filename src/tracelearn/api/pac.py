@@ -107,6 +107,7 @@ def pac_reuse_file(file: str, model: str, prop: str, *, relearn: bool = True, ti
     dm = saved["data_model"]
     result: ReuseResult | None = None
     program: Program | None = None
+    first: list[ReuseResult] = []
     with watchdog(timeout):
         try:
             if progress:
@@ -117,12 +118,17 @@ def pac_reuse_file(file: str, model: str, prop: str, *, relearn: bool = True, ti
             if parsed.is_reachability:
                 check_target(program, parsed)
             opts.timeout = max(0.001, timeout - (time.perf_counter() - t0))
-            result = check_model(program, DFA.from_dict(saved["automaton"]), parsed, opts, relearn, progress)
+            result = check_model(program, DFA.from_dict(saved["automaton"]), parsed, opts, relearn, progress,
+                                 first.append)
         except (CommandTimeout, ctypes.ArgumentError) as e:
             if isinstance(e, ctypes.ArgumentError) and "CommandTimeout" not in repr(e):
                 raise
-            result = ReuseResult("unknown", parsed, f"timeout ({timeout:g} s)" + ("" if program else
-                                                                              " while loading the program"))
+            if first:  # the model was refuted; the time ran out while learning it again
+                result = first[0]
+                result.reason += f"; timeout ({timeout:g} s) while learning it again"
+            else:
+                result = ReuseResult("unknown", parsed, f"timeout ({timeout:g} s)" + ("" if program else
+                                                                                  " while loading the program"))
             result.time = time.perf_counter() - t0
     return ReuseRun(pac_reuse_document(result, file, model, saved, dm), result, program)
 

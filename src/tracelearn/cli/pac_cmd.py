@@ -159,9 +159,7 @@ def reuse_text(doc: dict, indent: str = "") -> str:
                    f"(replay: {w['replay'].get('status')})")
         out.append(f"{indent}  inputs: " + ", ".join(f"{i['origin']} = {value_text(i['value'])}"
                                                     for i in w["inputs"]))
-    elif doc["verdict"] == "model-refuted":
-        out.append(f"{indent}  the model accepts {doc['refuting_vector']}, which no run makes")
-    if doc["reason"] and doc["verdict"] != "model-refuted":
+    if doc["reason"]:
         out.append(f"{indent}  {doc['reason']}")
     s = doc["stats"]
     out.append(f"{indent}  membership queries {s['membership_queries']}, solver calls {s['solver_calls']}, "

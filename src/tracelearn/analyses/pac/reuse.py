@@ -120,8 +120,11 @@ def _teacher(prog: Program, kinds: frozenset[str], opt: PacOptions, deadline: fl
 
 
 def check_model(program: Program, model: DFA, prop: DecisionProperty, opt: PacOptions, relearn: bool = True,
-                progress: Callable[[str], None] | None = None) -> ReuseResult:
-    """Check ``prop`` against ``model``, learned from ``program`` under ``opt``."""
+                progress: Callable[[str], None] | None = None,
+                done: Callable[[ReuseResult], None] | None = None) -> ReuseResult:
+    """Check ``prop`` against ``model``, learned from ``program`` under ``opt``.
+    ``done`` receives the result of the check before any relearning (a caller stopped
+    by its time limit while learning again still has it)."""
     t0 = time.perf_counter()
     say = progress or (lambda s: None)
     deadline = t0 + opt.timeout if opt.timeout is not None else None
@@ -148,6 +151,8 @@ def check_model(program: Program, model: DFA, prop: DecisionProperty, opt: PacOp
         res.verdict, res.reason = "unknown", str(u)
     res.membership = base.stats.membership_solver
     res.solver_calls = base.explorer.target.calls + (errors.explorer.target.calls if errors is not None else 0)
+    if done is not None:
+        done(res)
     if res.verdict == "model-refuted" and relearn:
         res.then = _relearn(program, checker, opt, t0, say, res)
     res.time = time.perf_counter() - t0
