@@ -71,32 +71,39 @@ class PacResult:
         return 1.0 - self.options.delta
 
 
+def make_teacher(prog: Program, kinds: frozenset[str], opt: PacOptions, deadline: float | None,
+                 progress: Callable[[str], None] | None = None) -> PacTeacher:
+    """The teacher of ``prog`` (already rewritten: assertions as decisions) for the
+    failures of ``kinds``: its membership explorer, sampler and error automaton."""
+    def explorer(bound: int, eager: bool = True) -> PathExplorer:
+        return PathExplorer(SymbolicSemantics(prog, SemanticsOptions(), PathTarget(deadline)),
+                            PathOptions(max_decisions=bound, split_conditions=opt.split_conditions, eager=eager))
+
+    alphabet = DecisionAlphabet.of(prog, opt.split_conditions)
+    # The sampler flips the last decision of a prefix a run has made: only the flipped
+    # decision needs the solver (not eager), one call per flip.
+    sampler = ConcolicSampler(prog, alphabet, lambda: explorer(opt.max_decisions + 1, eager=False),
+                              opt.strategy, opt.batch, opt.max_decisions, opt.seed, kinds)
+    # The learner's words may go past the sampler's bound (a truncated run's prefix and
+    # a suffix): membership follows them much further before answering unknown.
+    return PacTeacher(prog, explorer(max(10_000, 10 * opt.max_decisions)),
+                      error_automaton(prog, kinds, opt.split_conditions), sampler, kinds, opt.epsilon, opt.delta,
+                      progress)
+
+
 def verify(program: Program, options: PacOptions, progress: Callable[[str], None] | None = None,
            result: PacResult | None = None,
            also: Callable[[PacTeacher, DFA], tuple[str, ...] | None] | None = None) -> PacResult:
     """``result``: filled as the work goes (a caller stopped by its time limit still
     has the statistics so far). ``also``: a second property, checked on every
-    conjecture before the error automaton (it returns a counterexample or raises
-    ``BugFound``)."""
+    conjecture before the error automaton (it returns a counterexample, or raises to
+    stop the learning: model reuse's ``PropertyViolated`` goes on up to its caller)."""
     t0 = time.perf_counter()
     opt = options
     prog = assertions_as_branches(copy_program(program), opt.kinds)
-    alphabet = DecisionAlphabet.of(prog, opt.split_conditions)
-    errors = error_automaton(prog, opt.kinds, opt.split_conditions)
     deadline = t0 + opt.timeout if opt.timeout is not None else None
-
-    def explorer(bound: int, eager: bool = True) -> PathExplorer:
-        return PathExplorer(SymbolicSemantics(prog, SemanticsOptions(), PathTarget(deadline)),
-                            PathOptions(max_decisions=bound, split_conditions=opt.split_conditions, eager=eager))
-
-    # The sampler flips the last decision of a prefix a run has made: only the flipped
-    # decision needs the solver (not eager), one call per flip.
-    sampler = ConcolicSampler(prog, alphabet, lambda: explorer(opt.max_decisions + 1, eager=False),
-                              opt.strategy, opt.batch, opt.max_decisions, opt.seed, opt.kinds)
-    # The learner's words may go past the sampler's bound (a truncated run's prefix and
-    # a suffix): membership follows them much further before answering unknown.
-    teacher = PacTeacher(prog, explorer(max(10_000, 10 * opt.max_decisions)), errors, sampler, opt.kinds,
-                         opt.epsilon, opt.delta, progress)
+    teacher = make_teacher(prog, opt.kinds, opt, deadline, progress)
+    sampler, alphabet = teacher.sampler, teacher.sampler.alphabet
     teacher.also = also
     result = result if result is not None else PacResult("unknown", opt)
     stats = result.queries

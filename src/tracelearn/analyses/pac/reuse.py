@@ -19,16 +19,11 @@ from dataclasses import dataclass, field, replace
 
 from ...automata.dfa import DFA, Word
 from ...automata.pushdown import shortest_error_word
-from ...ir.decisions import DecisionAlphabet, assertions_as_branches
+from ...ir.decisions import assertions_as_branches
 from ...ir.program import Program
 from ...ir.transform import copy_program
-from ...semantics.strategies.concolic import ConcolicSampler
-from ...semantics.strategies.path import PathExplorer, PathOptions
-from ...semantics.symbolic import SemanticsOptions, SymbolicSemantics
-from ...semantics.targets import PathTarget
 from ...semantics.traces import Counterexample, input_values, model_inputs
-from .driver import PacOptions, PacResult, verify
-from .error_automaton import error_automaton
+from .driver import PacOptions, PacResult, make_teacher, verify
 from .properties import PROPERTY_KIND, DecisionProperty, with_property_errors
 from .teacher import PacTeacher, Undecided, vector_of, word_of
 
@@ -107,18 +102,6 @@ class _Checker:
         raise PropertyViolated(found)
 
 
-def _teacher(prog: Program, kinds: frozenset[str], opt: PacOptions, deadline: float | None) -> PacTeacher:
-    def explorer(bound: int, eager: bool = True) -> PathExplorer:
-        return PathExplorer(SymbolicSemantics(prog, SemanticsOptions(), PathTarget(deadline)),
-                            PathOptions(max_decisions=bound, split_conditions=opt.split_conditions, eager=eager))
-
-    alphabet = DecisionAlphabet.of(prog, opt.split_conditions)
-    sampler = ConcolicSampler(prog, alphabet, lambda: explorer(opt.max_decisions + 1, eager=False), opt.strategy,
-                              opt.batch, opt.max_decisions, opt.seed, kinds)
-    return PacTeacher(prog, explorer(max(10_000, 10 * opt.max_decisions)),
-                      error_automaton(prog, kinds, opt.split_conditions), sampler, kinds, opt.epsilon, opt.delta)
-
-
 def check_model(program: Program, model: DFA, prop: DecisionProperty, opt: PacOptions, relearn: bool = True,
                 progress: Callable[[str], None] | None = None,
                 done: Callable[[ReuseResult], None] | None = None) -> ReuseResult:
@@ -129,13 +112,13 @@ def check_model(program: Program, model: DFA, prop: DecisionProperty, opt: PacOp
     say = progress or (lambda s: None)
     deadline = t0 + opt.timeout if opt.timeout is not None else None
     prog = assertions_as_branches(copy_program(program), opt.kinds)
-    base = _teacher(prog, opt.kinds, opt, deadline)
+    base = make_teacher(prog, opt.kinds, opt, deadline)
     res = ReuseResult("unknown", prop)
     errors = None
     if prop.is_reachability:
         with_errors = copy_program(prog)
         res.error_nodes = with_property_errors(with_errors, prop)
-        errors = _teacher(with_errors, frozenset({PROPERTY_KIND}), opt, deadline)
+        errors = make_teacher(with_errors, frozenset({PROPERTY_KIND}), opt, deadline)
     checker = _Checker(prop, errors)
     say(f"checking {prop.text} against the model ({model.num_states} states)")
     try:
