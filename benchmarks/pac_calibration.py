@@ -88,7 +88,11 @@ def main(argv: list[str] | None = None) -> int:
         rare = min(dist.values())
         jobs = [(path, s, args.epsilon, args.delta, args.batch, args.learner, dist) for s in range(args.runs)]
         with ProcessPoolExecutor(args.jobs) as pool:
-            res = list(pool.map(one, jobs))
+            res = []
+            for seed, r in enumerate(pool.map(one, jobs)):  # each as it comes: a stopped run keeps them
+                print(f"{path.stem} seed {seed}: {r['verdict']}, true batch error {r['error']}", file=sys.stderr,
+                      flush=True)
+                res.append(r)
         done = [r for r in res if r["error"] is not None]
         over = [r for r in done if r["error"] > args.epsilon]
         errs = [r["error"] for r in done]

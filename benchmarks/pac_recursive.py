@@ -132,7 +132,11 @@ def main() -> int:
     jobs = [(str(folder / f"{r['name']}.c"), lrn, st, seed, args.timeout)
             for lrn, st in configs for seed in range(args.runs) for r in rows]
     with ProcessPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(one, jobs))
+        results = []
+        for job, res in zip(jobs, pool.map(one, jobs)):  # each as it comes: a stopped run keeps them
+            print(f"{Path(job[0]).stem} {job[1]} {job[2]} seed {job[3]}: {res['verdict']} ({res['time']:.1f} s)",
+                  file=sys.stderr, flush=True)
+            results.append(res)
     by = {}
     for job, res in zip(jobs, results):
         by.setdefault((job[1], job[2]), []).append((job[0], res))
@@ -201,8 +205,12 @@ def main() -> int:
             firsts.setdefault((path, st), res)
         keys = sorted(firsts)
         with ProcessPoolExecutor(args.jobs) as pool:
-            evals = list(pool.map(cross_evaluate, [(p, firsts[(p, st)]["automaton"], 0, args.eval_batches,
-                                                    args.eval_singles) for p, st in keys]))
+            evals = []
+            for (p, st), e in zip(keys, pool.map(cross_evaluate, [(p, firsts[(p, st)]["automaton"], 0,
+                                                                  args.eval_batches, args.eval_singles)
+                                                                 for p, st in keys])):
+                print(f"Table 4: {Path(p).stem} learned with {st}: {e}", file=sys.stderr, flush=True)
+                evals.append(e)
         lines = [[Path(p).stem, st.upper(), firsts[(p, st)]["states"]]
                  + [f"{100 * e[t][0]:.1f}%" for t in ("rbs", "cds")] + [f"{100 * e[t][1]:.1f}%" for t in ("rbs", "cds")]
                  for (p, st), e in zip(keys, evals)]
