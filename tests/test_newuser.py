@@ -489,3 +489,26 @@ def test_post_increment_of_a_reserved_name_in_a_subscript(tmp_path, capsys, name
     assert code == 0 and "VERIFICATION SUCCESSFUL" in out
     code, _, _ = cli(["run", str(src), "--inputs", "7"], capsys)
     assert code == 0
+
+
+def test_the_time_limit_never_fires_inside_z3s_wrappers():
+    # An exception raised between z3 creating a term and counting its reference corrupts
+    # z3's memory later; the watchdog raises at the next line of the caller instead.
+    import sys
+    import types
+
+    import z3
+
+    from tracelearn.api.deadline import CommandTimeout, in_z3, watchdog
+    wrapper = types.SimpleNamespace(f_code=z3.AstRef.__init__.__code__)
+    ours = types.SimpleNamespace(f_code=test_the_time_limit_never_fires_inside_z3s_wrappers.__code__)
+    assert in_z3(wrapper) and not in_z3(ours) and not in_z3(None)
+    for _ in range(3):
+        t0 = time.monotonic()
+        with pytest.raises(CommandTimeout):
+            with watchdog(0.05):
+                while time.monotonic() - t0 < 10:
+                    z3.simplify(z3.BitVec("a", 32) + z3.BitVec("b", 32) * 3)  # mostly inside z3's wrappers
+        assert time.monotonic() - t0 < 2
+        assert sys.gettrace() is None
+    assert z3.Solver().check() == z3.sat  # z3 still answers

@@ -10,16 +10,46 @@ little after the deadline; the command then reports what had finished. It is a
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import threading
 from contextlib import contextmanager
+from types import FrameType
 from typing import Iterator
 
 GRACE_S = 0.25  # the cooperative path normally answers first; this is the backstop
+_Z3_DIR = os.sep + "z3" + os.sep
 
 
 class CommandTimeout(BaseException):
     pass
+
+
+def in_z3(frame: FrameType | None) -> bool:
+    """Is the interrupted Python code z3's own (its bindings' modules)?"""
+    return frame is not None and _Z3_DIR in frame.f_code.co_filename
+
+
+def _ignore_new_frames(frame: FrameType, event: str, arg: object) -> None:
+    return None  # only the frame given a local trace function is traced
+
+
+def raise_at_next_line(frame: FrameType) -> None:
+    """``CommandTimeout`` at ``frame``'s next line, or in its caller if it returns first."""
+
+    def local(f: FrameType, event: str, arg: object):  # noqa: ANN202 - a trace function
+        if event == "return" and f.f_back is not None:
+            f.f_back.f_trace = local  # it returned first: its caller's next line
+            return None
+        if event in ("line", "return"):
+            f.f_trace = None
+            sys.settrace(None)
+            raise CommandTimeout
+        return local
+
+    frame.f_trace = local
+    sys.settrace(_ignore_new_frames)
 
 
 @contextmanager
@@ -30,7 +60,17 @@ def watchdog(seconds: float) -> Iterator[None]:
         return
 
     def fire(signum, frame):  # noqa: ANN001 - signal handler signature
-        raise CommandTimeout
+        if not in_z3(frame):
+            raise CommandTimeout
+        # Inside z3's Python wrappers an exception can fall between creating a term
+        # and counting its reference (a later free corrupts z3's memory): raise at the
+        # next line of the nearest caller that is ours, as a debugger stops (bdb).
+        caller = frame
+        while caller is not None and in_z3(caller):
+            caller = caller.f_back
+        if caller is None:
+            raise CommandTimeout
+        raise_at_next_line(caller)
 
     old = signal.signal(signal.SIGALRM, fire)
     signal.setitimer(signal.ITIMER_REAL, seconds + GRACE_S)
@@ -39,3 +79,5 @@ def watchdog(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+        if sys.gettrace() is _ignore_new_frames:  # the time ran out on the way out
+            sys.settrace(None)
