@@ -32,6 +32,7 @@ FORMS = "unreach-label:L, unreach-call:F, max-run:D:N (D is 0 or 1) or dfa:FILE.
 @dataclass
 class DecisionProperty:
     text: str
+    form: str = ""           # unreach-label | unreach-call | max-run | dfa
     target: str = ""         # unreach-label / unreach-call: the label or function
     bad: DFA | None = None   # a regular property: its bad vectors (bad prefixes, closed under extension)
 
@@ -40,12 +41,12 @@ class DecisionProperty:
         return self.bad is None
 
     def describe(self) -> str:
-        form, _, rest = self.text.partition(":")
-        if form == "unreach-label":
+        rest = self.text.partition(":")[2]
+        if self.form == "unreach-label":
             return f"label {rest} is never reached"
-        if form == "unreach-call":
+        if self.form == "unreach-call":
             return f"{rest} is never called"
-        if form == "max-run":
+        if self.form == "max-run":
             d, _, n = rest.partition(":")
             return f"at most {n} consecutive {d}-decisions on any path"
         return f"no decision vector has a prefix accepted by {rest}"
@@ -58,12 +59,12 @@ def parse_property(text: str) -> DecisionProperty:
     if form in ("unreach-label", "unreach-call"):
         if not rest.replace("_", "a").isalnum() or rest[0].isdigit():
             raise OptionError(f"--property {text!r}: {rest!r} is not a C identifier")
-        return DecisionProperty(text, target=rest)
+        return DecisionProperty(text, form, target=rest)
     if form == "max-run":
         d, _, n = rest.partition(":")
         if d not in ALPHABET or not n.isdigit():
             raise OptionError(f"--property {text!r}: expected max-run:D:N with D 0 or 1 and N a number")
-        return DecisionProperty(text, bad=max_run_violations(d, int(n)))
+        return DecisionProperty(text, form, bad=max_run_violations(d, int(n)))
     if form == "dfa":
         try:
             with open(rest, encoding="utf-8") as f:
@@ -75,7 +76,7 @@ def parse_property(text: str) -> DecisionProperty:
         if set(bad.alphabet) - set(ALPHABET):
             raise OptionError(f"--property {text!r}: the DFA's alphabet must be 0 and 1, not "
                               f"{', '.join(bad.alphabet)}")
-        return DecisionProperty(text, bad=bad.complete(ALPHABET))
+        return DecisionProperty(text, form, bad=bad.complete(ALPHABET))
     raise OptionError(f"--property {text!r}: unknown form {form!r}; expected {FORMS}")
 
 
@@ -96,14 +97,13 @@ def with_property_errors(program: Program, prop: DecisionProperty) -> int:
     label, or before each call of the function (a call the frontend lowered to a failing
     check, as ``reach_error()``, becomes one). Rewrites ``program`` in place; returns how
     many error nodes there are (0: the property cannot fail)."""
-    form = prop.text.partition(":")[0]
     false = Const(IntType(32, True, "int"), 0)
     n = 0
     for name, proc in program.procedures.items():
         if is_library_file(proc.loc.file) or name == program.init:
             continue
         for b in proc.blocks:
-            if form == "unreach-label":
+            if prop.form == "unreach-label":
                 if b.label == prop.target:
                     b.stmts.insert(0, Assert(false, b.loc, f"{b.loc}:label", PROPERTY_KIND,
                                              f"label {prop.target} reached"))
@@ -125,9 +125,9 @@ def with_property_errors(program: Program, prop: DecisionProperty) -> int:
 def check_target(program: Program, prop: DecisionProperty) -> None:
     """A reachability property names a label or function of the program (a typo would
     otherwise hold vacuously)."""
-    form, t = prop.text.partition(":")[0], prop.target
+    t = prop.target
     blocks = [b for p in program.procedures.values() for b in p.blocks]
-    if form == "unreach-label":
+    if prop.form == "unreach-label":
         if not any(b.label == t for b in blocks):
             raise OptionError(f"--property {prop.text}: the program has no label {t}")
     elif t not in program.procedures and not any(
