@@ -20,7 +20,7 @@ from ...ir.program import Assign, Branch, Call, Exit, Goto, Nondet, Procedure, R
 from ...ir.types import VoidType
 from .. import symexpr as S
 from ..equation import Equation, Step
-from ..solving import check_sat
+from ..cone import ConeSolver
 from ..symbolic import Frame, SymbolicSemantics, is_false
 from ..symstate import SVal, State, pts_union
 
@@ -67,9 +67,7 @@ class MergedUnwinding:
         self.sem = sem
         self.opt = options
         self.active: list[str] = []  # procedures on the inlined call stack
-        self.prune_solver = z3.Solver()
-        self.pruned_upto = 0
-        self.prune_calls = 0
+        self.prune_solver = ConeSolver()
         self.prune_time = 0.0
         self.prune_unknown_streak = 0  # pruning queries in a row the solver could not decide
         self.feasible_guards: dict[int, z3.BoolRef] = {}  # guards a path was shown to reach
@@ -78,8 +76,16 @@ class MergedUnwinding:
         # the merged guard is the branch's own (CBMC's guard merging), not a disjunction
         # the pruning solver would have to see through.
         true = z3.BoolVal(True)
-        self.paths: dict[int, tuple[z3.BoolRef, tuple[z3.BoolRef, ...]]] = {true.get_id(): (true, ())}
+        # (A path keeps its literals' AST ids beside them: paths are as long as the
+        # recursion is deep, and asking z3 for ids again at every branch made the
+        # unwinding quadratic in the depth.)
+        self.paths: dict[int, _Path] = {true.get_id(): _Path(true, (), ())}
         self.path_guards: dict[tuple[int, ...], z3.BoolRef] = {(): true}
+
+    @property
+    def prune_calls(self) -> int:
+        """Pruning questions the solver answered (the others the last model did)."""
+        return self.prune_solver.calls
 
     @property
     def eq(self) -> Equation:
@@ -114,16 +120,13 @@ class MergedUnwinding:
         seen = self.feasible_guards.get(guard.get_id())
         if seen is not None and seen.eq(guard):  # e.g. a loop's guard, iteration after iteration
             return True
-        s = self.prune_solver
-        for c in self.eq.constraints[self.pruned_upto:]:
-            s.add(c)
-        self.pruned_upto = len(self.eq.constraints)
         t0 = time.perf_counter()
+        s = self.prune_solver
+        s.index(self.eq.constraints)
         # A pruning query is only an optimisation (unknown: keep the path): 2 s at most.
         cap = t0 + PRUNE_TIMEOUT_S
         deadline = self.sem.deadline
-        r = check_sat(s, [guard], cap if deadline is None else min(cap, deadline))
-        self.prune_calls += 1
+        r = s.check(guard, cap if deadline is None else min(cap, deadline))
         self.prune_time += time.perf_counter() - t0
         if r == z3.sat:
             self.feasible_guards[guard.get_id()] = guard
@@ -294,9 +297,9 @@ class MergedUnwinding:
         """``guard`` and ``literal`` (a branch taken), remembering the path."""
         g = S.conj(guard, literal)
         known = self.paths.get(guard.get_id())
-        base = known[1] if known is not None and known[0].eq(guard) else (guard,)  # else: opaque
-        self.paths[g.get_id()] = (g, base + (literal,))
-        self.path_guards.setdefault(tuple(x.get_id() for x in base), guard)
+        base = known if known is not None and known.guard.eq(guard) else _Path(guard, (guard,), (guard.get_id(),))  # opaque
+        self.paths[g.get_id()] = _Path(g, base.literals + (literal,), base.ids + (literal.get_id(),))
+        self.path_guards.setdefault(base.ids, guard)
         return g
 
     def joined(self, guards: list[z3.BoolRef]) -> tuple[z3.BoolRef, tuple] | None:
@@ -305,17 +308,18 @@ class MergedUnwinding:
         paths = []
         for g in guards:
             known = self.paths.get(g.get_id())
-            if known is None or not known[0].eq(g):
+            if known is None or not known.guard.eq(g):
                 return None
-            paths.append(known[1])
-        n = min(len(p) for p in paths)
+            paths.append(known)
+        n = min(len(p.ids) for p in paths)
+        first = paths[0].ids
         k = 0
-        while k < n and all(p[k].eq(paths[0][k]) for p in paths[1:]):
+        while k < n and all(p.ids[k] == first[k] for p in paths[1:]):
             k += 1
-        if not _covers([p[k:] for p in paths]):
+        if not _covers([p.literals[k:] for p in paths]):
             return None
-        g = self.path_guards.get(tuple(x.get_id() for x in paths[0][:k]))
-        return (g, paths[0][:k]) if g is not None else None
+        g = self.path_guards.get(first[:k])
+        return (g, paths[0].literals[:k]) if g is not None else None
 
     def merge(self, states: list[State], label: str, weight: int = 0) -> State:
         if len(states) == 1:
@@ -328,7 +332,11 @@ class MergedUnwinding:
         keys = set().union(*(s.regs.keys() for s in states))
         for k in keys:
             vals = [(s.guard, s.regs[k]) for s in states if k in s.regs]
-            out.regs[k] = self.merge_values(vals, k)
+            first = vals[0][1]
+            # most registers (all of the callers' frames) are the same object on every
+            # path: no z3 call for them, or merging is quadratic in the call depth
+            same = len(vals) == len(states) and all(v is first for _, v in vals[1:])
+            out.regs[k] = first if same else self.merge_values(vals, k)
         oids = set().union(*(s.mem.keys() for s in states))
         for oid in oids:
             vals = [(s.guard, s.mem[oid]) for s in states if oid in s.mem]
@@ -356,9 +364,9 @@ class MergedUnwinding:
         self.sem.constrain(sym == g)
         self.eq.guards.append((sym, weight))
         known = self.paths.get(g.get_id())
-        if known is not None and known[0].eq(g):  # the same path, under a name
-            self.paths[sym.get_id()] = (sym, known[1])
-            self.path_guards[tuple(x.get_id() for x in known[1])] = sym
+        if known is not None and known.guard.eq(g):  # the same path, under a name
+            self.paths[sym.get_id()] = _Path(sym, known.literals, known.ids)
+            self.path_guards[known.ids] = sym
         return sym
 
     def merge_terms(self, vals: list[tuple[z3.BoolRef, z3.ExprRef]], name: str | None) -> z3.ExprRef:
@@ -379,6 +387,15 @@ class MergedUnwinding:
         for _, v in vals:
             pts = pts_union(pts, v.pts)
         return SVal(self.merge_terms([(g, v.term) for g, v in vals], name), pts)
+
+
+@dataclass(frozen=True)
+class _Path:
+    """A guard as the branch literals it is the conjunction of."""
+
+    guard: z3.BoolRef
+    literals: tuple[z3.BoolRef, ...]
+    ids: tuple[int, ...]  # the literals' AST ids (the literals keep them alive)
 
 
 def _covers(rests: list[tuple[z3.BoolRef, ...]]) -> bool:
