@@ -19,19 +19,24 @@ STOP_WAIT_S = 10.0  # how long a Ctrl-C waits for the work to unwind
 
 
 def run_with_big_stack(fn: Callable[[], T], interrupt: Callable[[], None] | None = None) -> T:
-    """``fn()`` on a big-stack thread. On Ctrl-C the work is stopped before the
-    ``KeyboardInterrupt`` goes on up: the caller's clean-up must not run beside it
+    """``fn()`` on a big-stack thread. On Ctrl-C (or the time limit) the work is stopped
+    before the exception goes on up: the caller's clean-up must not run beside it
     (z3's reference counts are not thread-safe: a z3 call or a freed term of the same
     context on two threads at once is a segmentation fault). ``interrupt`` stops what
     the work may be waiting on outside Python (a z3 query)."""
     result: list = []
     error: list[BaseException] = []
+    # its own flag, not ``is_alive()``: a signal handler raising in ``join`` makes Python
+    # mark a thread stopped that still runs (see ``semantics.solving.check_sat``)
+    finished = threading.Event()
 
     def target() -> None:
         try:
             result.append(fn())
         except BaseException as e:  # re-raised in the caller's thread
             error.append(e)
+        finally:
+            finished.set()
 
     old_limit = sys.getrecursionlimit()
     old_size = threading.stack_size()
@@ -42,10 +47,11 @@ def run_with_big_stack(fn: Callable[[], T], interrupt: Callable[[], None] | None
         t = threading.Thread(target=target, name="tracelearn-deep", daemon=True)
         t.start()
         try:
-            t.join()
-        except KeyboardInterrupt:
-            _stop(t, interrupt)
-            raise
+            while not finished.wait(0.2):
+                pass
+        except BaseException as stop:  # Ctrl-C, or the command's time limit
+            _stop(t, finished, interrupt)
+            raise stop
     finally:
         threading.stack_size(old_size)
         sys.setrecursionlimit(old_limit)
@@ -54,13 +60,16 @@ def run_with_big_stack(fn: Callable[[], T], interrupt: Callable[[], None] | None
     return result[0]
 
 
-def _stop(t: threading.Thread, interrupt: Callable[[], None] | None) -> None:
+def _stop(t: threading.Thread, finished: threading.Event, interrupt: Callable[[], None] | None) -> None:
     """Raise ``KeyboardInterrupt`` inside ``t`` (again and again: Python code can catch
     it, and a z3 call only sees it when it returns) and wait for ``t`` to end."""
     end = time.monotonic() + STOP_WAIT_S
-    while t.is_alive() and time.monotonic() < end:
+    while not finished.is_set() and time.monotonic() < end:
         if t.ident is not None:
             ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(t.ident), ctypes.py_object(KeyboardInterrupt))
         if interrupt is not None:
             interrupt()
-        t.join(0.2)
+        try:
+            finished.wait(0.2)
+        except BaseException:  # a second Ctrl-C: still stop the thread first
+            continue

@@ -76,6 +76,9 @@ class HornProof:
         self.on_proved = on_proved
         self._result: ProofResult | None = None
         self._thread: threading.Thread | None = None
+        # its own flag, not ``is_alive()``: a signal handler raising in ``join`` makes
+        # Python mark a running thread stopped (see ``semantics.solving.check_sat``)
+        self._finished = threading.Event()
         self._stopped = False
         self.t0 = time.perf_counter()
         self.run, early = encode(program, goal_kinds, deadline)
@@ -92,11 +95,17 @@ class HornProof:
         self._thread.start()
 
     def _resume_gc(self) -> None:
-        if self._gc_was_enabled and self._thread is not None and not self._thread.is_alive():
+        if self._gc_was_enabled and self._thread is not None and self._finished.is_set():
             self._gc_was_enabled = False
             gc.enable()
 
     def _work(self) -> None:
+        try:
+            self._attempt()
+        finally:
+            self._finished.set()
+
+    def _attempt(self) -> None:
         assert self.run is not None
         try:
             ans = self.run.solve(self.deadline)
@@ -120,14 +129,17 @@ class HornProof:
             return
         self._stopped = True
         assert self.run is not None
-        while self._thread.is_alive():  # again and again: an interrupt before the query starts is lost
-            self.run.interrupt()
-            self._thread.join(0.05)
+        while not self._finished.is_set():  # again and again: an interrupt before the query starts is lost
+            try:
+                self.run.interrupt()
+                self._finished.wait(0.05)
+            except BaseException:  # a second Ctrl-C: the thread still stops first
+                continue
         self._resume_gc()
 
     def result(self, wait: bool = True) -> ProofResult | None:
         if wait and self._thread is not None:
-            while self._thread.is_alive():
-                self._thread.join(0.05)
+            while not self._finished.wait(0.05):
+                pass
             self._resume_gc()
         return self._result

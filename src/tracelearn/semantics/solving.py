@@ -42,7 +42,8 @@ def check_sat(solver: z3.Solver | z3.Optimize, assumptions: tuple | list = (),
               deadline: float | None = None) -> z3.CheckSatResult:
     """``solver.check(*assumptions)`` with at most the time left before ``deadline``.
 
-    Raises ``KeyboardInterrupt`` when the user interrupts the query."""
+    Raises ``KeyboardInterrupt`` when the user interrupts the query; whatever is raised
+    while it runs, the query has ended first."""
     ms = remaining_ms(deadline)
     if ms is not None:
         solver.set(timeout=ms)
@@ -53,31 +54,54 @@ def check_sat(solver: z3.Solver | z3.Optimize, assumptions: tuple | list = (),
     if threading.current_thread() is not threading.main_thread():
         return solver.check(*assumptions)
     box: dict = {}
+    # The worker's own flag, not ``is_alive()``: a signal handler that raises while
+    # ``join`` waits makes Python mark a thread stopped that still runs (bpo-45274's
+    # fix releases the lock the running thread holds), and the caller then ran z3
+    # beside it on the same context: a segmentation fault in 7 of 50 timed-out checks.
+    started, finished = threading.Event(), threading.Event()
 
     def work() -> None:
+        started.set()
         try:
             box["r"] = solver.check(*assumptions)
         except BaseException as e:  # handed to the caller's thread
             box["e"] = e
+        finally:
+            finished.set()
 
     # z3's reference counts are not thread-safe: a garbage collection in this thread
     # while the helper solves would free z3 terms of the same context under it (a rare
     # segmentation fault, most often once many solvers were made and dropped).
     collecting = gc.isenabled()
-    gc.disable()
     worker = threading.Thread(target=work, name="tracelearn-z3", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.05)
-    except KeyboardInterrupt:
-        while worker.is_alive():  # again and again: an interrupt before the query starts is lost
-            solver.ctx.interrupt()
-            worker.join(0.05)
-        raise
+    try:  # (the time limit raises at any line of ours: starting the worker is inside)
+        gc.disable()
+        worker.start()
+        while not finished.wait(0.05):
+            pass
+    except BaseException as stop:
+        # Ctrl-C, or the command's time limit: the query ends before the exception goes
+        # on, or the caller's clean-up would run z3 beside it on the same context
+        _wait_stopped(solver, started, finished)
+        raise stop
     finally:
         if collecting:
             gc.enable()
     if "e" in box:
         raise box["e"]
     return box["r"]
+
+
+def _wait_stopped(solver: z3.Solver | z3.Optimize, started: threading.Event, finished: threading.Event) -> None:
+    """Interrupt the worker's query until it has ended (again and again: an interrupt
+    before the query starts is lost), whatever else is raised meanwhile. A worker that
+    has not started after a while never will (starting the thread failed)."""
+    give_up = time.monotonic() + 2.0
+    while not finished.is_set():
+        if not started.is_set() and time.monotonic() > give_up:
+            return
+        try:
+            solver.ctx.interrupt()
+            finished.wait(0.05)
+        except BaseException:  # a second Ctrl-C: still wait
+            continue

@@ -25,10 +25,12 @@ from ..symbolic import Frame, SymbolicSemantics, is_false
 from ..symstate import SVal, State, pts_union
 
 PRUNE_TIMEOUT_S = 2.0
-# Pruning queries the solver gave up on, one after another, before pruning stops for the
-# rest of the unwinding: past that point each one only costs its cap (a csmith program
-# spent 58 s in 29 of them) and keeps the path anyway.
+# Pruning queries the solver gave up on, one after another or in all, before pruning stops
+# for the rest of the unwinding: past that point each one only costs its cap (a csmith
+# program spent 58 s in 29 of them in a row; pv's schedule 24 s in 12, between decided ones)
+# and keeps the path anyway.
 PRUNE_GIVE_UP = 3
+PRUNE_GIVE_UP_TOTAL = 6
 
 
 @dataclass
@@ -70,6 +72,7 @@ class MergedUnwinding:
         self.prune_solver = ConeSolver()
         self.prune_time = 0.0
         self.prune_unknown_streak = 0  # pruning queries in a row the solver could not decide
+        self.prune_unknowns = 0  # and in all
         self.feasible_guards: dict[int, z3.BoolRef] = {}  # guards a path was shown to reach
         # The branch literals each guard is the conjunction of (guard id -> (guard, path)),
         # and the guard of each path: where all the paths out of a branch meet again,
@@ -81,6 +84,10 @@ class MergedUnwinding:
         # unwinding quadratic in the depth.)
         self.paths: dict[int, _Path] = {true.get_id(): _Path(true, (), ())}
         self.path_guards: dict[tuple[int, ...], z3.BoolRef] = {(): true}
+
+    @property
+    def gave_up_pruning(self) -> bool:
+        return self.prune_unknown_streak >= PRUNE_GIVE_UP or self.prune_unknowns >= PRUNE_GIVE_UP_TOTAL
 
     @property
     def prune_calls(self) -> int:
@@ -113,7 +120,7 @@ class MergedUnwinding:
     def feasible(self, guard: z3.BoolRef) -> bool:
         """Can a path reach a point under ``guard``? Asked before inlining a recursive
         call and before unrolling a loop again, where infeasible paths would multiply."""
-        if not self.opt.prune or z3.is_true(guard) or self.prune_unknown_streak >= PRUNE_GIVE_UP:
+        if not self.opt.prune or z3.is_true(guard) or self.gave_up_pruning:
             return True
         if z3.is_false(guard):
             return False
@@ -131,6 +138,7 @@ class MergedUnwinding:
         if r == z3.sat:
             self.feasible_guards[guard.get_id()] = guard
         self.prune_unknown_streak = self.prune_unknown_streak + 1 if r == z3.unknown else 0
+        self.prune_unknowns += r == z3.unknown
         return r != z3.unsat
 
     # --------------------------------------------------------- procedures

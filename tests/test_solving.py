@@ -1,0 +1,71 @@
+"""A query stopped from outside (the time limit's alarm, Ctrl-C) has ended before the
+exception reaches the caller: the caller's clean-up runs z3 on the same context, and
+z3 on two threads at once is a segmentation fault."""
+
+import signal
+import threading
+import time
+
+import pytest
+import z3
+
+from tracelearn.bigstack import run_with_big_stack
+from tracelearn.semantics.solving import check_sat
+
+
+class Alarm(BaseException):
+    pass
+
+
+def _hard() -> z3.Solver:
+    x, y, z = z3.BitVecs("x y z", 64)
+    s = z3.Solver()
+    s.add(z3.UGT(x, 0), z3.UGT(y, 0), z3.UGT(z, 0), z3.ULT(x, 1000000), z3.ULT(y, 1000000), z3.ULT(z, 1000000),
+          x * x * x + y * y * y == z * z * z)
+    return s
+
+
+def _z3_threads() -> list[threading.Thread]:
+    # threading.enumerate, not is_alive: a thread leaves it only when it has really ended
+    return [t for t in threading.enumerate() if t.name.startswith("tracelearn-")]
+
+
+def _alarm_in(seconds: float):
+    def fire(signum, frame):
+        raise Alarm
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    return old
+
+
+@pytest.mark.parametrize("delay", [0.05, 0.2, 0.5])
+def test_an_alarm_during_a_query_returns_only_once_the_query_has_ended(delay):
+    s = _hard()
+    old = _alarm_in(delay)
+    try:
+        with pytest.raises(Alarm):
+            check_sat(s, [], time.perf_counter() + 30)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    end = time.monotonic() + 1.0
+    while _z3_threads() and time.monotonic() < end:
+        time.sleep(0.01)  # the worker has set its flag; its thread is finishing
+    assert not _z3_threads()
+    assert s.check() in (z3.sat, z3.unsat, z3.unknown)  # the context is usable at once
+
+
+def test_an_alarm_during_big_stack_work_stops_the_work_first():
+    s = _hard()
+    s.set(timeout=30000)
+    old = _alarm_in(0.2)
+    try:
+        with pytest.raises(Alarm):
+            run_with_big_stack(lambda: s.check(), z3.main_ctx().interrupt)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    end = time.monotonic() + 1.0
+    while _z3_threads() and time.monotonic() < end:
+        time.sleep(0.01)
+    assert not _z3_threads()
