@@ -8,7 +8,7 @@ equation: the other symbols are computed from their definitions, the other input
 take any value of their domain. So ``constraints and guard`` is satisfiable exactly
 when ``guard`` and the definitions it reaches are: a pruning query needs only those.
 The unwinding asks one such question at every recursive call and loop iteration; on
-the whole equation each cost more as the equation grew (SV-COMP's Addition03 at
+the whole equation each cost more as the equation grew (a recursive SV-COMP task at
 bound 128: 4.1 s in 258 satisfiable queries, each modelling every value of the run).
 
 A constraint of any other shape is always asserted (with its own cone), so the
