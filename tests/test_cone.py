@@ -126,3 +126,22 @@ def test_deep_recursion_prunes_with_few_solver_calls(tmp_path, monkeypatch):
     assert cone.calls + cone.model_answers >= 2 * 40
     viol = z3.Or(*[s.violation for s in enc.checks(frozenset({"error-call"}))])
     assert enc.solve(viol)[0] == "sat"  # wraps past INT_MAX: the bug is there
+
+
+def test_pruning_gives_up_after_undecided_questions(tmp_path, monkeypatch):
+    """Each undecided pruning question costs its time cap and keeps the path anyway:
+    pruning stops after 3 in a row, or 6 in all when decided ones come between."""
+    from tracelearn.semantics.cone import ConeSolver
+
+    src = tmp_path / "deep.c"
+    src.write_text(DEEP)
+    program = load_program(str(src), "ILP32")
+    for answers, asked in ([z3.unknown], 3), ([z3.unknown, z3.sat], 11):
+        calls: list[int] = []
+
+        def check(self, guard, deadline, answers=answers, calls=calls):
+            calls.append(1)
+            return answers[(len(calls) - 1) % len(answers)]
+        monkeypatch.setattr(ConeSolver, "check", check)
+        Encoding(program, 12)
+        assert len(calls) == asked  # without the rule in all: 11,999 questions here
