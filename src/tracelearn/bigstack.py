@@ -1,6 +1,6 @@
 """Run deeply recursive work (parsing nested expressions, symbolic execution of
 recursion) on a thread with a large stack, so Python's recursion limit is not
-the bound."""
+the bound; and stop work running on another thread before the caller goes on."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def run_with_big_stack(fn: Callable[[], T], interrupt: Callable[[], None] | None
     result: list = []
     error: list[BaseException] = []
     # its own flag, not ``is_alive()``: a signal handler raising in ``join`` makes Python
-    # mark a thread stopped that still runs (see ``semantics.solving.check_sat``)
+    # mark a thread stopped that still runs (see ``interrupt_until_done``)
     finished = threading.Event()
 
     def target() -> None:
@@ -63,13 +63,28 @@ def run_with_big_stack(fn: Callable[[], T], interrupt: Callable[[], None] | None
 def _stop(t: threading.Thread, finished: threading.Event, interrupt: Callable[[], None] | None) -> None:
     """Raise ``KeyboardInterrupt`` inside ``t`` (again and again: Python code can catch
     it, and a z3 call only sees it when it returns) and wait for ``t`` to end."""
-    end = time.monotonic() + STOP_WAIT_S
-    while not finished.is_set() and time.monotonic() < end:
+    def stop_once() -> None:
         if t.ident is not None:
             ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(t.ident), ctypes.py_object(KeyboardInterrupt))
         if interrupt is not None:
             interrupt()
+
+    end = time.monotonic() + STOP_WAIT_S
+    interrupt_until_done(finished, stop_once, 0.2, lambda: time.monotonic() >= end)
+
+
+def interrupt_until_done(finished: threading.Event, interrupt: Callable[[], None], every_s: float = 0.05,
+                         give_up: Callable[[], bool] | None = None) -> None:
+    """Call ``interrupt`` until the work on another thread sets ``finished`` (again and
+    again: an interrupt before the work reaches z3 is lost), whatever is raised here
+    meanwhile (a second Ctrl-C); return early once ``give_up()`` is true. The work's own
+    flag, never ``Thread.is_alive()``: a signal handler raising inside ``join`` makes
+    Python mark a thread stopped that still runs (bpo-45274)."""
+    while not finished.is_set():
+        if give_up is not None and give_up():
+            return
         try:
-            finished.wait(0.2)
-        except BaseException:  # a second Ctrl-C: still stop the thread first
+            interrupt()
+            finished.wait(every_s)
+        except BaseException:
             continue

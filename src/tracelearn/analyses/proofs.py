@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 
-from ..bigstack import run_with_big_stack
+from ..bigstack import interrupt_until_done, run_with_big_stack
 from ..ir.program import Program
 from ..semantics.chc import HornAnswer, HornRun, Invariant
 from ..semantics.strategies.horn import HornEncoding
@@ -77,7 +77,7 @@ class HornProof:
         self._result: ProofResult | None = None
         self._thread: threading.Thread | None = None
         # its own flag, not ``is_alive()``: a signal handler raising in ``join`` makes
-        # Python mark a running thread stopped (see ``semantics.solving.check_sat``)
+        # Python mark a running thread stopped (see ``interrupt_until_done``)
         self._finished = threading.Event()
         self._stopped = False
         self.t0 = time.perf_counter()
@@ -129,12 +129,7 @@ class HornProof:
             return
         self._stopped = True
         assert self.run is not None
-        while not self._finished.is_set():  # again and again: an interrupt before the query starts is lost
-            try:
-                self.run.interrupt()
-                self._finished.wait(0.05)
-            except BaseException:  # a second Ctrl-C: the thread still stops first
-                continue
+        interrupt_until_done(self._finished, self.run.interrupt)
         self._resume_gc()
 
     def result(self, wait: bool = True) -> ProofResult | None:

@@ -18,6 +18,8 @@ import time
 
 import z3
 
+from ..bigstack import interrupt_until_done
+
 
 def interrupt_main_context() -> None:
     """Stop what z3's main context is solving (the model checker's query)."""
@@ -54,10 +56,9 @@ def check_sat(solver: z3.Solver | z3.Optimize, assumptions: tuple | list = (),
     if threading.current_thread() is not threading.main_thread():
         return solver.check(*assumptions)
     box: dict = {}
-    # The worker's own flag, not ``is_alive()``: a signal handler that raises while
-    # ``join`` waits makes Python mark a thread stopped that still runs (bpo-45274's
-    # fix releases the lock the running thread holds), and the caller then ran z3
-    # beside it on the same context: a segmentation fault in 7 of 50 timed-out checks.
+    # The worker's own flag, not ``is_alive()`` (see ``interrupt_until_done``): the caller
+    # once ran z3 beside a worker Python called stopped, a segmentation fault in 7 of 50
+    # timed-out checks.
     started, finished = threading.Event(), threading.Event()
 
     def work() -> None:
@@ -81,8 +82,11 @@ def check_sat(solver: z3.Solver | z3.Optimize, assumptions: tuple | list = (),
             pass
     except BaseException as stop:
         # Ctrl-C, or the command's time limit: the query ends before the exception goes
-        # on, or the caller's clean-up would run z3 beside it on the same context
-        _wait_stopped(solver, started, finished)
+        # on, or the caller's clean-up would run z3 beside it on the same context (a
+        # worker not started after a while never will: starting the thread failed)
+        give_up = time.monotonic() + 2.0
+        interrupt_until_done(finished, solver.ctx.interrupt,
+                             give_up=lambda: not started.is_set() and time.monotonic() > give_up)
         raise stop
     finally:
         if collecting:
@@ -90,18 +94,3 @@ def check_sat(solver: z3.Solver | z3.Optimize, assumptions: tuple | list = (),
     if "e" in box:
         raise box["e"]
     return box["r"]
-
-
-def _wait_stopped(solver: z3.Solver | z3.Optimize, started: threading.Event, finished: threading.Event) -> None:
-    """Interrupt the worker's query until it has ended (again and again: an interrupt
-    before the query starts is lost), whatever else is raised meanwhile. A worker that
-    has not started after a while never will (starting the thread failed)."""
-    give_up = time.monotonic() + 2.0
-    while not finished.is_set():
-        if not started.is_set() and time.monotonic() > give_up:
-            return
-        try:
-            solver.ctx.interrupt()
-            finished.wait(0.05)
-        except BaseException:  # a second Ctrl-C: still wait
-            continue
