@@ -104,6 +104,33 @@ def test_difference_coder_has_lookback_one():
     _agree(path, "diff_encode", r.transducer)[0].close()
 
 
+def test_an_element_held_back_one_step_is_learned_and_proved():
+    """'=' is written one step late (or as '_' at the end): a conjecture that writes it
+    at once has the same whole output on "==" and differs step by step. That is a
+    refinement, not a disagreement of the engines."""
+    r, path = _learn("held.c", "equals_not_last", lookback=None)
+    assert r.complete, r.reason
+    t = r.transducer
+    assert t.run([ord("a"), ord("="), ord("b")]) == [ord("a"), ord("="), ord("b")]
+    assert t.run([ord("a"), ord("=")]) == [ord("a"), ord("_")]
+    late = [x for x in r.refinements if x.program == x.conjecture]
+    assert all(x.program_steps != x.conjecture_steps for x in late)
+    _agree(path, "equals_not_last", t, consts=(61, 97, 0))[0].close()
+
+
+def test_the_oracle_remembers_what_a_held_element_is():
+    """The state holds an 'a' or an 'A', and the next step's output depends on which:
+    a boundary that forgot the element's predicate would explore a held 'z' and find
+    a separation no input takes (unknown before); with the window's predicates the
+    conjecture is proved."""
+    r, path = _learn("held.c", "pairs")
+    assert r.complete, r.reason
+    t = r.transducer
+    a, A, b = ord("a"), ord("A"), ord("b")
+    assert t.run([a, b, A, b, a]) == [ord("X"), ord("Y"), a]
+    _agree(path, "pairs", t, consts=(a, A, b, 0))[0].close()
+
+
 def test_a_wrong_conjecture_is_separated_by_a_replayable_input():
     """The oracle refutes a conjecture that is wrong on one guard only."""
     from tracelearn.analyses.streams.equivalence import EquivalenceChecker

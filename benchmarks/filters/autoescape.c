@@ -1,7 +1,10 @@
-/* Google AutoEscape's modifiers (ctemplate, src/template_modifiers.cc) as stream
-   filters, written for tracelearn's benchmark after the loops and guards of that
-   file: one element in, its escape out. Differences from the C++ (which sees the
-   whole string at once) are noted where a filter has to remember what it saw. */
+/* Google AutoEscape's modifiers (ctemplate, src/template_modifiers.cc, repository
+   OlafvdSpek/ctemplate at the commit named in benchmarks/ctemplate/files.txt) as stream
+   filters, written for tracelearn's benchmark after the loops and guards of that file:
+   one element in, its escape out. The C++ sees the whole string at once; where it looks
+   ahead (memcmp, memchr, a UTF-8 code unit, "the last character"), the filter keeps what
+   it has seen and decides when the next element, or the end of the input, comes.
+   benchmarks/ctemplate_vectors.py checks them against ctemplate's unit tests. */
 #include <tracelearn.h>
 
 static void emit(const char *s) {
@@ -42,10 +45,22 @@ void pre_escape(void) {
     }
 }
 
+/* '=' stays, but as the first or the last character, where it becomes '_': an '=' is
+   held until the next element shows it was not the last. */
 void cleanse_attribute(void) {
-    while (1) {
+    int first = 1, held = 0;
+    while (!tl_eof()) {
         int c = tl_in();
+        if (held)
+            tl_out('=');
+        held = 0;
         switch (c) {
+        case '=':
+            if (first)
+                tl_out('_');
+            else
+                held = 1;
+            break;
         case '-': case '.': case '_': case ':': tl_out(c); break;
         default:
             if (is_alnum(c))
@@ -53,7 +68,10 @@ void cleanse_attribute(void) {
             else
                 tl_out('_');
         }
+        first = 0;
     }
+    if (held)
+        tl_out('_');
 }
 
 void cleanse_css(void) {
@@ -68,24 +86,85 @@ void cleanse_css(void) {
     }
 }
 
-void javascript_escape(void) {
-    while (1) {
-        int c = tl_in();
-        switch (c) {
-        case '"': emit("\\x22"); break;
-        case '\'': emit("\\x27"); break;
-        case '\\': emit("\\\\"); break;
-        case '\t': emit("\\t"); break;
-        case '\r': emit("\\r"); break;
-        case '\n': emit("\\n"); break;
-        case '\b': emit("\\b"); break;
-        case '&': emit("\\x26"); break;
-        case '<': emit("\\x3c"); break;
-        case '>': emit("\\x3e"); break;
-        case '=': emit("\\x3d"); break;
-        default: tl_out(c);
-        }
+/* The escape of a code unit of value v below 0x100, or 0 when it has none. */
+static const char *js_escape_of(int v) {
+    switch (v) {
+    case 0: return "\\x00";
+    case '"': return "\\x22";
+    case '\'': return "\\x27";
+    case '\\': return "\\\\";
+    case '\t': return "\\t";
+    case '\r': return "\\r";
+    case '\n': return "\\n";
+    case '\b': return "\\b";
+    case '\f': return "\\f";
+    case '&': return "\\x26";
+    case '<': return "\\x3c";
+    case '>': return "\\x3e";
+    case '=': return "\\x3d";
+    case '\v': return "\\x0b";
+    default: return 0;
     }
+}
+
+/* The C++ reads UTF-8 code units (a lead C0-DF takes one continuation byte, E0-EF two,
+   anything malformed or truncated is one byte) and escapes by the unit's value: the
+   one-byte escapes, also for overlong units such as C0 A2 (a '"'), and U+2028 and
+   U+2029 (E2 80 A8, E2 80 A9). Only units that start C0, C1, E0 80, E0 81 or E2 80 can
+   have such a value, so the filter holds those leads until the unit is complete; a
+   unit with no escape goes through byte for byte. */
+void javascript_escape(void) {
+    /* n bytes held: the lead h0, then h1 (cleared when let go: a state that keeps an
+       old element would look back without bound) */
+    int n = 0, h0 = 0, h1 = 0;
+    while (!tl_eof()) {
+        int c = tl_in();
+        int b = c & 0xFF;
+        if (n > 0) {
+            int lead = h0 & 0xFF;
+            if ((b & 0xC0) == 0x80) {
+                if (n == 1 && ((lead == 0xE0 && (b == 0x80 || b == 0x81)) || (lead == 0xE2 && b == 0x80))) {
+                    h1 = c;
+                    n = 2;
+                    continue;
+                }
+                if (lead == 0xC0 || lead == 0xC1 || n == 2) {
+                    int v = n == 1 ? ((lead & 0x1F) << 6) | (b & 0x3F)
+                                   : ((lead & 0x0F) << 12) | ((h1 & 0x3F) << 6) | (b & 0x3F);
+                    const char *e = v == 0x2028 ? "\\u2028" : v == 0x2029 ? "\\u2029" : js_escape_of(v);
+                    if (e) {
+                        emit(e);
+                    } else {
+                        tl_out(h0);
+                        if (n == 2)
+                            tl_out(h1);
+                        tl_out(c);
+                    }
+                    n = h0 = h1 = 0;
+                    continue;
+                }
+            }
+            /* no unit with an escape: the held bytes go through, c starts afresh */
+            tl_out(h0);
+            if (n == 2)
+                tl_out(h1);
+            n = h0 = h1 = 0;
+        }
+        if (b == 0xC0 || b == 0xC1 || b == 0xE0 || b == 0xE2) {
+            h0 = c;
+            n = 1;
+            continue;
+        }
+        const char *e = b < 0x80 ? js_escape_of(b) : 0;
+        if (e)
+            emit(e);
+        else
+            tl_out(c);
+    }
+    if (n > 0)
+        tl_out(h0);
+    if (n == 2)
+        tl_out(h1);
 }
 
 void json_escape(void) {
@@ -100,6 +179,9 @@ void json_escape(void) {
         case '\n': emit("\\n"); break;
         case '\r': emit("\\r"); break;
         case '\t': emit("\\t"); break;
+        case '&': emit("\\u0026"); break;
+        case '<': emit("\\u003C"); break;
+        case '>': emit("\\u003E"); break;
         default: tl_out(c);
         }
     }
@@ -123,49 +205,45 @@ void url_query_escape(void) {
     }
 }
 
-/* "&nbsp;" becomes "&#160;". The C++ looks ahead with memcmp; a stream filter keeps
-   how much of "&nbsp;" it has seen and writes it back when the match fails, or at
-   the end of the input. */
+/* Control characters below 0x20 but \t, \r and \n become a space (XML has no such
+   characters); the five markup characters are escaped. */
 void xml_escape(void) {
-    static const char nbsp[] = "&nbsp;";
-    int seen = 0;
-    while (!tl_eof()) {
+    while (1) {
         int c = tl_in();
-        if (c == nbsp[seen]) {
-            seen++;
-            if (seen == 6) {
-                emit("&#160;");
-                seen = 0;
-            }
+        if (c >= 0 && c < 0x20 && c != '\t' && c != '\r' && c != '\n') {
+            tl_out(' ');
             continue;
         }
-        for (int i = 0; i < seen; i++)
-            tl_out(nbsp[i]);
-        seen = 0;
-        if (c == '&')
-            seen = 1;
-        else
-            tl_out(c);
+        switch (c) {
+        case '&': emit("&amp;"); break;
+        case '"': emit("&quot;"); break;
+        case '\'': emit("&#39;"); break;
+        case '<': emit("&lt;"); break;
+        case '>': emit("&gt;"); break;
+        default: tl_out(c);
+        }
     }
-    for (int i = 0; i < seen; i++)
-        tl_out(nbsp[i]);
 }
 
-/* After each line break (\n, \r, or \r\n as one) the prefix, here "> ". A \r may
-   start a \r\n: the prefix waits for the next element, or the end. */
+/* After each line break (\n, \r, or \r\n as one) the prefix, "> " unless PREFIX is
+   defined (ctemplate passes it as the modifier's argument). A \r may start a \r\n:
+   the prefix waits for the next element, or the end. */
+#ifndef PREFIX
+#define PREFIX "> "
+#endif
 void prefix_line(void) {
     int after_cr = 0;
     while (!tl_eof()) {
         int c = tl_in();
         if (after_cr && c != '\n')
-            emit("> ");
+            emit(PREFIX);
         tl_out(c);
         after_cr = 0;
         if (c == '\n')
-            emit("> ");
+            emit(PREFIX);
         else if (c == '\r')
             after_cr = 1;
     }
     if (after_cr)
-        emit("> ");
+        emit(PREFIX);
 }

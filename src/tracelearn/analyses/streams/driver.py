@@ -16,6 +16,7 @@ from ...semantics.strategies.bigstep import (BigStepOptions, Element, FilterRunn
                                              StepExplorer)
 from .equivalence import EquivalenceChecker, EquivalenceResult
 from .teacher import FilterTeacher
+from .windows import step_values
 
 MAX_LOOKBACK = 8
 
@@ -45,9 +46,14 @@ class Refinement:
     program: list[int]
     conjecture: list[int] | None
     conjecture_states: int
+    # what each step wrote (the final move's last): the outputs can be equal as a whole
+    # and differ in when they are written
+    program_steps: list[list[int]] = field(default_factory=list)
+    conjecture_steps: list[list[int]] | None = None
 
     def to_json(self) -> dict:
         return {"input": self.input, "program_output": self.program, "conjecture_output": self.conjecture,
+                "program_steps": self.program_steps, "conjecture_steps": self.conjecture_steps,
                 "conjecture_states": self.conjecture_states}
 
 
@@ -143,10 +149,15 @@ def learn(program: Program, opts: LearnOptions, progress: Callable[[str], None] 
             assert eq.witness is not None
             run, obs = teacher.run(eq.witness)
             mine = conj.run(eq.witness)
-            res.refinements.append(Refinement(eq.witness, run.outputs, mine, conj.states))
-            if mine == run.outputs:
-                res.reason = (f"the oracle's separating input {eq.witness} gives the same outputs in a run: "
-                              "the two engines disagree (please report)")
+            # Step by step, as the oracle compares: the same output written one step
+            # later (a filter that holds an element back) is a difference the table
+            # must learn, though the whole outputs are equal.
+            steps = conj.trace(eq.witness)
+            program_steps = step_values(obs.outputs, list(obs.values), opts.element.bits)
+            res.refinements.append(Refinement(eq.witness, run.outputs, mine, conj.states, program_steps, steps))
+            if steps == program_steps:
+                res.reason = (f"the oracle's separating input {eq.witness} gives the same outputs at every step "
+                              "in a run: the two engines disagree (please report)")
                 return res
             table.refine(obs)
         res.reason = f"no equivalent conjecture after {opts.max_rounds} rounds"

@@ -3,9 +3,11 @@ steps explored symbolically from each boundary, beside the conjecture.
 
 Sigma* compares the conjecture with a predicate abstraction of the program. Here the
 abstraction is the filter's own state read back over the lookback window
-(``StepExplorer.boundary``): a boundary forgets which window values lead to it, and
-two boundaries with the same state, conjecture state and defined window places are
-one. The search is breadth first, so the first separating input found is among the
+(``StepExplorer.boundary``) with the predicates the path to it put on the window's
+elements (the conditions of the last steps, moved back one place per step, dropped
+when they reach past the window): a filter that holds an element (an E2 that may start
+E2 80 A8) keeps knowing what it holds. Two boundaries with the same state, conjecture
+state, defined window places and window predicates are one. The search is breadth first, so the first separating input found is among the
 shortest. When every boundary has been explored and every step agreed with the
 conjecture, the conjecture is *proved* equivalent (the set of boundaries is an
 inductive invariant of the pair). A boundary that holds an element older than the
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field
 import z3
 
 from ...automata.transducer import Transducer, window_vars
-from .windows import outputs_differ, path_input, satisfiable
+from .windows import outputs_differ, path_input
 from ...semantics.strategies.bigstep import Boundary, StepExplorer, SymStep
 
 
@@ -44,6 +46,7 @@ class _Node:
     q: int
     depth: int
     conds: tuple[z3.BoolRef, ...]  # the step conditions from the start (over each step's window)
+    window: tuple[z3.BoolRef, ...] = ()  # what the path says of w1..wk here (conjuncts)
 
 
 @dataclass
@@ -53,6 +56,7 @@ class EquivalenceChecker:
     max_depth: int | None = None  # None: unbounded
     deadline: float | None = None
     stats: EquivalenceResult = field(default_factory=lambda: EquivalenceResult("unknown"))
+    _places: dict = field(default_factory=dict, repr=False)  # term id -> (term, window places)
 
     def check(self, conj: Transducer) -> EquivalenceResult:
         t0 = time.perf_counter()
@@ -68,8 +72,9 @@ class EquivalenceChecker:
             return EquivalenceResult("separated", [], "the outputs before the first read differ")
         if b0 is None:
             return EquivalenceResult("unknown", reason="the filter returns before it reads")
+        conj_lookback = conj.lookback
         queue = deque([_Node(b0, conj.initial, 0, ())])
-        seen = {(b0.key, conj.initial)}
+        seen = {(b0.key, conj.initial, ())}
         while queue:
             if self.deadline is not None and time.perf_counter() > self.deadline:
                 res.reason = "time limit"
@@ -80,7 +85,12 @@ class EquivalenceChecker:
             steps = self.explorer.steps(node.boundary)  # LookbackExceeded: the caller widens the window
             for st in steps:
                 res.steps += 1
-                found = self._compare(conj, node, st, res)
+                if node.window:
+                    st = SymStep(st.kind, z3.And(*node.window, st.cond), st.outputs, st.next)
+                ss = _StepSolver(st.cond, self.deadline, res)
+                if node.window and not ss.sat():
+                    continue  # a path of the step the window's predicates rule out
+                found = self._compare(conj, node, st, ss)
                 if found is not None:
                     witness = self._witness(node, found, el.bits, st.kind == "step")
                     if witness is None:
@@ -93,16 +103,19 @@ class EquivalenceChecker:
                     continue
                 for m in conj.out_of(node.q):
                     en = self._enabled(m.guard, m.outputs, node.boundary.defined)
-                    cond = z3.And(st.cond, en)
-                    if not self._sat(cond, res):
+                    if not ss.sat(en):
                         continue
+                    cond = z3.And(st.cond, en)
                     if st.next is None:
                         # the filter returned: the conjecture must stay silent on any rest
                         if self._speaks_after(conj, m.dst):
                             res.reason = "the filter returns; the conjecture may still write after it"
                             return res
                         continue
-                    key = (st.next.key, m.dst)
+                    # only what the future can read: the places the state holds, and
+                    # those the conjecture's guards look back to
+                    window = _shift(cond, min(self.explorer.k, max(st.next.reads | {conj_lookback})))
+                    key = (st.next.key, m.dst, tuple(c.sexpr() for c in window))
                     if key in seen:
                         continue
                     if len(seen) >= self.max_boundaries:
@@ -112,7 +125,7 @@ class EquivalenceChecker:
                         res.reason = f"equal on every input of up to {self.max_depth} elements (depth bound)"
                         continue
                     seen.add(key)
-                    queue.append(_Node(st.next, m.dst, node.depth + 1, node.conds + (cond,)))
+                    queue.append(_Node(st.next, m.dst, node.depth + 1, node.conds + (cond,), window))
         if res.reason:
             return res
         res.status = "equivalent"
@@ -120,43 +133,48 @@ class EquivalenceChecker:
 
     # ------------------------------------------------------------------ one step
 
-    def _compare(self, conj: Transducer, node: _Node, st: SymStep, res: EquivalenceResult) -> z3.BoolRef | None:
-        """A condition under which the step and the conjecture disagree (None: they agree)."""
+    def _compare(self, conj: Transducer, node: _Node, st: SymStep, ss: "_StepSolver") -> z3.BoolRef | None:
+        """A condition under which the step and the conjecture disagree (None: they agree).
+        One question first for all the ways to disagree; which one only when there is one."""
+        bads = []
         if st.kind == "end":
-            finals = [f for f in conj.finals if f.src == node.q]
             earlier: list[z3.BoolRef] = []
-            for f in finals:
+            for f in [f for f in conj.finals if f.src == node.q]:
                 en = self._enabled(f.guard, f.outputs, node.boundary.defined, final=True)
-                chosen = z3.And(en, *[z3.Not(e) for e in earlier])
-                bad = z3.And(st.cond, chosen, outputs_differ(f.outputs, st.outputs))
-                if self._sat(bad, res):
-                    return bad
+                bads.append(z3.And(en, *[z3.Not(e) for e in earlier], outputs_differ(f.outputs, st.outputs)))
                 earlier.append(en)
             if st.outputs:
-                bad = z3.And(st.cond, *[z3.Not(e) for e in earlier])
-                if self._sat(bad, res):
-                    return bad
+                bads.append(z3.And(*[z3.Not(e) for e in earlier]) if earlier else z3.BoolVal(True))
+        else:
+            ens = []
+            for m in conj.out_of(node.q):
+                en = self._enabled(m.guard, m.outputs, node.boundary.defined)
+                ens.append(en)
+                bads.append(z3.And(en, outputs_differ(m.outputs, st.outputs)))
+            bads.append(z3.And(*[z3.Not(e) for e in ens]) if ens else z3.BoolVal(True))
+        bads = [b for b in bads if not z3.is_false(z3.simplify(b))]
+        if not bads or not ss.sat(z3.Or(*bads)):
             return None
-        ens = []
-        for m in conj.out_of(node.q):
-            en = self._enabled(m.guard, m.outputs, node.boundary.defined)
-            ens.append(en)
-            bad = z3.And(st.cond, en, outputs_differ(m.outputs, st.outputs))
-            if self._sat(bad, res):
-                return bad
-        stuck = z3.And(st.cond, *[z3.Not(e) for e in ens])
-        if self._sat(stuck, res):
-            return stuck
-        return None
+        for b in bads:
+            if ss.sat(b):
+                return z3.And(st.cond, b)
+        return None  # pragma: no cover - the disjunction was satisfiable
 
     def _enabled(self, guard: z3.BoolRef, outputs: tuple, defined: int, final: bool = False) -> z3.BoolRef:
         """The guard, false when it (or an output) reads before the stream's start: in a
         step ``w0`` and ``defined`` earlier elements exist; at the end, ``w1..w<defined>``."""
         for t in (guard, *outputs):
-            for j in window_vars(t):
+            for j in self._window_places(t):
                 if (final and j == 0) or j > defined:
                     return z3.BoolVal(False)
         return guard
+
+    def _window_places(self, t: z3.ExprRef) -> set[int]:
+        hit = self._places.get(t.get_id())
+        if hit is None or not hit[0].eq(t):
+            hit = (t, window_vars(t))  # the term is kept: its id is not reused
+            self._places[t.get_id()] = hit
+        return hit[1]
 
     def _speaks_after(self, conj: Transducer, q: int) -> bool:
         todo, seen = [q], {q}
@@ -172,13 +190,72 @@ class EquivalenceChecker:
                     todo.append(m.dst)
         return False
 
-    def _sat(self, f: z3.BoolRef, res: EquivalenceResult) -> bool:
-        res.solver_calls += 1
-        return satisfiable(f, self.deadline)
-
     # ------------------------------------------------------------------ witnesses
 
     def _witness(self, node: _Node, bad: z3.BoolRef, bits: int, step: bool) -> list[int] | None:
         """An input taking the path to ``node`` and then the disagreeing step."""
         n = len(node.conds)
         return path_input(list(node.conds) + [bad], bits, n + 1 if step else n)
+
+
+class _StepSolver:
+    """One solver per step, its condition asserted once; the questions about the
+    conjecture's moves are pushed and popped on it. Counted in ``res``; the solver's
+    unknown (the deadline) raises TimeoutError: unknown, never a guess."""
+
+    def __init__(self, cond: z3.BoolRef, deadline: float | None, res: EquivalenceResult) -> None:
+        self.s = z3.Solver()
+        self.s.add(cond)
+        self.deadline = deadline
+        self.res = res
+
+    def sat(self, extra: z3.BoolRef | None = None) -> bool:
+        self.res.solver_calls += 1
+        if self.deadline is not None:
+            self.s.set("timeout", max(1, int(1000 * (self.deadline - time.perf_counter()))))
+        if extra is None:
+            r = self.s.check()
+        else:
+            self.s.push()
+            self.s.add(extra)
+            r = self.s.check()
+            self.s.pop()
+        if r == z3.unknown:
+            raise TimeoutError(f"the solver could not decide a query ({self.s.reason_unknown()})")
+        return r == z3.sat
+
+
+def _shift(cond: z3.BoolRef, k: int) -> tuple[z3.BoolRef, ...]:
+    """What ``cond`` (over a step's ``w0..wk``) says of the window at the next boundary:
+    each conjunct moved back one place (``wj`` becomes ``w(j+1)``), those that would
+    reach past ``wk`` dropped (a weaker fact, still true on the path)."""
+    todo, parts = [cond], []
+    while todo:
+        c = todo.pop()
+        if z3.is_and(c):
+            todo.extend(c.children())
+        elif not z3.is_true(c):
+            parts.append(c)
+    out: dict[str, z3.BoolRef] = {}
+    for c in parts:
+        js = window_vars(c)
+        if js and max(js) + 1 > k:
+            continue
+        if js:
+            bv = {j: next(v for v in _consts(c) if v.decl().name() == f"w{j}") for j in js}
+            c = z3.substitute(c, *[(bv[j], z3.BitVec(f"w{j + 1}", bv[j].size())) for j in js])
+        out[c.sexpr()] = c
+    return tuple(out[x] for x in sorted(out))
+
+
+def _consts(e: z3.ExprRef) -> list[z3.ExprRef]:
+    seen, out, todo = set(), [], [e]
+    while todo:
+        x = todo.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.append(x)
+        todo.extend(x.children())
+    return out

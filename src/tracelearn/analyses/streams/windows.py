@@ -67,3 +67,18 @@ def outputs_differ(a: tuple, b: tuple) -> z3.BoolRef:
     if not a:
         return z3.BoolVal(False)
     return z3.Or(*[x != y for x, y in zip(a, b)])
+
+
+def step_values(outputs: tuple, values: list[int], bits: int) -> list[list[int]]:
+    """The concrete outputs of each step of a run (the final move's last): each step's
+    output terms put at its position and evaluated on ``values``."""
+    env = [(z3.BitVec(f"in!{p}", bits), z3.BitVecVal(v, bits)) for p, v in enumerate(values)]
+    out = []
+    for i, terms in enumerate(outputs):
+        row = []
+        for t in terms:
+            e = z3.simplify(z3.substitute(at_position(t, i, bits), *env) if env else at_position(t, i, bits))
+            v, w = e.as_long(), e.size()
+            row.append(v - (1 << w) if v >> (w - 1) else v)
+        out.append(row)
+    return out

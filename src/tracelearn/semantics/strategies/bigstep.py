@@ -24,6 +24,8 @@ written before the first read are the *initial* output (constants); what runs af
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field, replace
 
 import z3
@@ -375,6 +377,7 @@ class Boundary:
     point: PathPoint
     defined: int  # how many earlier elements exist (at most k)
     key: tuple
+    reads: frozenset[int] = frozenset()  # the window places ``j`` the state holds (``wj``)
 
 
 @dataclass
@@ -551,7 +554,8 @@ class StepExplorer:
         assert self.root is not None
         point = PathPoint(st, stack, self.root.node, (), (), 0, p.allocs, p.user_site, stopped=True)
         key = (cursors, tuple(sorted(key_regs)), tuple(sorted(key_mem)), defined)
-        return Boundary(point, defined, key)
+        reads = frozenset(int(m) for _, text in key_regs + key_mem for m in re.findall(r"\bw(\d+)\b", text))
+        return Boundary(point, defined, key, reads)
 
     # ------------------------------------------------------------------ helpers
 

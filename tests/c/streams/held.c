@@ -1,0 +1,46 @@
+/* Filters that hold an element back until the next one (or the end) decides. */
+#include <tracelearn.h>
+
+/* '=' stays, but as the last element it becomes '_' (ctemplate's CleanseAttribute
+   rule): the '=' is written one step late, or replaced at the end. */
+void equals_not_last(void) {
+    int held = 0;
+    while (!tl_eof()) {
+        int c = tl_in();
+        if (held)
+            tl_out('=');
+        held = c == '=';
+        if (!held)
+            tl_out(c);
+    }
+    if (held)
+        tl_out('_');
+}
+
+/* "ab" becomes "X" and "Ab" becomes "Y"; a held 'a' or 'A' not followed by 'b' goes
+   through as it was. What the held element is decides the next step. (h is cleared
+   when it is let go: a state that keeps an old element has no bounded lookback.) */
+void pairs(void) {
+    int h = 0, n = 0;
+    while (!tl_eof()) {
+        int c = tl_in();
+        if (n) {
+            n = 0;
+            int was = h;
+            h = 0;
+            if (c == 'b') {
+                tl_out(was == 'a' ? 'X' : 'Y');
+                continue;
+            }
+            tl_out(was);
+        }
+        if (c == 'a' || c == 'A') {
+            h = c;
+            n = 1;
+            continue;
+        }
+        tl_out(c);
+    }
+    if (n)
+        tl_out(h);
+}
