@@ -4,6 +4,7 @@ the stream harness, not the big-step strategy the learner used) and under gcc.""
 
 from __future__ import annotations
 
+import base64
 import random
 import shutil
 from pathlib import Path
@@ -129,6 +130,35 @@ def test_the_oracle_remembers_what_a_held_element_is():
     a, A, b = ord("a"), ord("A"), ord("b")
     assert t.run([a, b, A, b, a]) == [ord("X"), ord("Y"), a]
     _agree(path, "pairs", t, consts=(a, A, b, 0))[0].close()
+
+
+def test_base64_encoder_is_learned_and_agrees_with_pythons_base64():
+    """Written from RFC 4648; the learned transducer (the phase in a group of three and
+    the byte before, the padding at the end) against Python's base64 module."""
+    r, path = _learn("codecs.c", "base64_encode")
+    assert r.complete, r.reason
+    t = r.transducer
+    assert t.states == 4 and t.lookback == 1
+    rng = random.Random(3)
+    for n in range(0, 40):
+        data = bytes(rng.randrange(256) for _ in range(n % 13))
+        got = t.run([b - 256 if b > 127 else b for b in data])
+        assert bytes(got) == base64.b64encode(data), data
+
+
+def test_utf8_encoder_is_learned_and_agrees_with_python():
+    """Written from RFC 3629, int32 code points in: one state, one move per length (and
+    U+FFFD for surrogates and values out of range), against Python's UTF-8 codec."""
+    r, path = _learn("codecs.c", "utf8_encode", element=Element.named("int32"))
+    assert r.complete, r.reason
+    t = r.transducer
+    rng = random.Random(4)
+    points = [0, 0x7F, 0x80, 0x7FF, 0x800, 0xD7FF, 0xD800, 0xDFFF, 0xE000, 0xFFFF, 0x10000, 0x10FFFF, 0x110000, -1]
+    points += [rng.randrange(0x110000) for _ in range(200)]
+    for c in points:
+        want = (chr(c).encode("utf-8", errors="replace") if 0 <= c <= 0x10FFFF and not 0xD800 <= c <= 0xDFFF
+                else "\ufffd".encode())
+        assert bytes(t.run([c])) == want, hex(c)
 
 
 def test_a_wrong_conjecture_is_separated_by_a_replayable_input():

@@ -247,3 +247,124 @@ void prefix_line(void) {
     if (after_cr)
         emit(PREFIX);
 }
+
+static void html_escape_char(int c) {
+    switch (c) {
+    case '&': emit("&amp;"); break;
+    case '"': emit("&quot;"); break;
+    case '\'': emit("&#39;"); break;
+    case '<': emit("&lt;"); break;
+    case '>': emit("&gt;"); break;
+    case '\r': case '\n': case '\v': case '\f': case '\t': emit(" "); break;
+    default: tl_out(c);
+    }
+}
+
+/* CssUrlEscape: the characters that could leave url(...) or a STYLE element become %XX. */
+static void css_url_escape_char(int c) {
+    switch (c) {
+    case '\n': emit("%0A"); break;
+    case '\r': emit("%0D"); break;
+    case '"': emit("%22"); break;
+    case '\'': emit("%27"); break;
+    case '(': emit("%28"); break;
+    case ')': emit("%29"); break;
+    case '*': emit("%2A"); break;
+    case '<': emit("%3C"); break;
+    case '>': emit("%3E"); break;
+    case '\\': emit("%5C"); break;
+    default: tl_out(c);
+    }
+}
+
+void css_url_escape(void) {
+    while (1)
+        css_url_escape_char(tl_in());
+}
+
+/* The modifiers below decide on the whole input before they write anything, so the
+   filter keeps the input (up to WHOLE_MAX elements: a longer input is outside these C
+   versions, the C++ has no limit) and writes at its end. What they write depends on
+   every element read: no bounded lookback, outside the class learn-filter learns, and
+   it says so. */
+#define WHOLE_MAX 4096
+
+static int lower(int c) {
+    return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+static int starts_with(const char *in, int n, const char *prefix) {
+    int i = 0;
+    for (; prefix[i]; i++)
+        if (i >= n || lower(in[i]) != prefix[i])
+            return 0;
+    return n > i; /* the C++ wants more than the prefix */
+}
+
+/* ValidateUrl: a colon before the first slash names a protocol; anything but http://,
+   https:// or ftp:// is replaced by a safe URL. Then the chained escape. */
+static void validate_url(const char *replacement, int css) {
+    char in[WHOLE_MAX];
+    int n = 0;
+    while (!tl_eof()) {
+        int c = tl_in();
+        if (n < WHOLE_MAX)
+            in[n++] = c;
+    }
+    int colon = 0;
+    for (int i = 0; i < n && in[i] != '/'; i++)
+        if (in[i] == ':')
+            colon = 1;
+    if (colon && !starts_with(in, n, "http://") && !starts_with(in, n, "https://") && !starts_with(in, n, "ftp://")) {
+        for (int i = 0; replacement[i]; i++)
+            css ? css_url_escape_char(replacement[i]) : html_escape_char(replacement[i]);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        css ? css_url_escape_char(in[i]) : html_escape_char(in[i]);
+}
+
+void validate_url_and_html_escape(void) { validate_url("#", 0); }
+void validate_url_and_css_escape(void) { validate_url("#", 1); }
+void validate_img_src_url_and_html_escape(void) { validate_url("/images/cleardot.gif", 0); }
+void validate_img_src_url_and_css_escape(void) { validate_url("/images/cleardot.gif", 1); }
+
+static int is_hex(int c) {
+    return (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || (c >= '0' && c <= '9');
+}
+
+/* JavascriptNumber: the input itself when it is true, false, a hex number 0x... or
+   made of [0-9+-.eE] only; else null. */
+void javascript_number(void) {
+    char in[WHOLE_MAX];
+    int n = 0;
+    while (!tl_eof()) {
+        int c = tl_in();
+        if (n < WHOLE_MAX)
+            in[n++] = c;
+    }
+    if (n == 0)
+        return;
+    int valid = 1;
+    if (n == 4 && in[0] == 't' && in[1] == 'r' && in[2] == 'u' && in[3] == 'e') {
+        valid = 1;
+    } else if (n == 5 && in[0] == 'f' && in[1] == 'a' && in[2] == 'l' && in[3] == 's' && in[4] == 'e') {
+        valid = 1;
+    } else if (in[0] == '0' && n > 2 && (in[1] == 'x' || in[1] == 'X')) {
+        for (int i = 2; i < n; i++)
+            if (!is_hex(in[i]))
+                valid = 0;
+    } else {
+        for (int i = 0; i < n; i++) {
+            int c = in[i];
+            if (!((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E'))
+                valid = 0;
+        }
+    }
+    if (valid) {
+        for (int i = 0; i < n; i++)
+            tl_out(in[i]);
+    } else {
+        emit("null");
+    }
+}

@@ -19,6 +19,7 @@ from .teacher import FilterTeacher
 from .windows import step_values
 
 MAX_LOOKBACK = 8
+PROBE = ord("0")  # the probe run's element: a digit, a letter for hex, no markup
 
 
 @dataclass
@@ -101,6 +102,10 @@ def learn(program: Program, opts: LearnOptions, progress: Callable[[str], None] 
     max_k = opts.lookback if opts.lookback is not None else MAX_LOOKBACK
     teacher = FilterTeacher(FilterRunner(program, opts.function, opts.element, bounds), max_k,
                             lookback_given=opts.lookback is not None)
+    # One run longer than the lookback bound first: a filter whose steps read further
+    # back (one that decides on its whole input before it writes) is outside the class,
+    # said at once rather than after the oracle has widened its window place by place.
+    teacher.run([PROBE] * (max_k + 2))
     table = SymbolicTable(teacher, opts.element.bits, initial_columns=opts.columns == "paper")
     res.teacher, res.table = teacher, table
     k = opts.lookback if opts.lookback is not None else 0
