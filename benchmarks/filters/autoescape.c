@@ -368,3 +368,101 @@ void javascript_number(void) {
         emit("null");
     }
 }
+
+/* SnippetEscape: HtmlEscape that lets through <b>, <i>, <em>, <span dir=ltr|rtl>, their
+   closing tags (only when open), <br> and <wbr>; '&' is escaped only before '{'; the
+   tags still open at the end are closed, the last opened first. The C++ looks ahead
+   from '<' with memcmp: the filter holds what follows a '<' while it can still be one
+   of those tags (at most 13 elements), and a held '&' until the next element. */
+static const char *const snippet_tags[] = {"b>", "i>", "em>", "span dir=ltr>", "span dir=rtl>", "/b>", "/i>",
+                                           "/em>", "/span>", "br>", "wbr>"};
+#define SNIPPET_TAGS 11
+
+static void snippet_plain(int c) {
+    switch (c) {
+    case '"': emit("&quot;"); break;
+    case '\'': emit("&#39;"); break;
+    case '>': emit("&gt;"); break;
+    case '\r': case '\n': case '\v': case '\f': case '\t': emit(" "); break;
+    default: tl_out(c);
+    }
+}
+
+void snippet_escape(void) {
+    char open[4]; /* the open tags in the order opened: 'b', 'i', 'e' (em), 's' (span) */
+    int nopen = 0;
+    char held[13]; /* what follows a '<' */
+    int nheld = -1; /* -1: no '<' held */
+    int amp = 0; /* an '&' held */
+    int at_end = 0;
+    while (!at_end) {
+        int c = 0;
+        if (tl_eof())
+            at_end = 1;
+        else
+            c = tl_in();
+        if (amp) {
+            emit(!at_end && c == '{' ? "&amp;" : "&");
+            amp = 0;
+        }
+        if (nheld >= 0) {
+            int prefix = 0, done = -1;
+            if (!at_end) {
+                held[nheld] = c;
+                for (int t = 0; t < SNIPPET_TAGS; t++) {
+                    int i = 0;
+                    while (i <= nheld && snippet_tags[t][i] == held[i])
+                        i++;
+                    if (i == nheld + 1 && snippet_tags[t][i] != 0)
+                        prefix = 1; /* a tag may still follow */
+                    if (i == nheld + 1 && snippet_tags[t][i] == 0) {
+                        /* the whole tag: allowed if it opens a tag not open, closes one
+                           that is, or is <br> or <wbr> */
+                        char tag = t == 2 || t == 7 ? 'e' : t == 3 || t == 4 || t == 8 ? 's' : t < 9 ? held[t >= 5] : 0;
+                        int found = -1;
+                        for (int j = 0; j < nopen; j++)
+                            if (open[j] == tag)
+                                found = j;
+                        if (t < 5 && found < 0) {
+                            open[nopen++] = tag;
+                            done = t;
+                        } else if (t >= 5 && t < 9 && found >= 0) {
+                            for (int j = found; j + 1 < nopen; j++)
+                                open[j] = open[j + 1];
+                            nopen--;
+                            done = t;
+                        } else if (t >= 9) {
+                            done = t;
+                        }
+                    }
+                }
+            }
+            if (done >= 0) {
+                tl_out('<');
+                for (int i = 0; i <= nheld; i++)
+                    tl_out(held[i]);
+                nheld = -1;
+                continue;
+            }
+            if (prefix) { /* still the start of a tag (every tag fits in held) */
+                nheld++;
+                continue;
+            }
+            /* no tag: the '<' is escaped and what it held is read again as text */
+            emit("&lt;");
+            for (int i = 0; i < nheld; i++)
+                snippet_plain(held[i]);
+            nheld = -1;
+        }
+        if (at_end)
+            break;
+        if (c == '<')
+            nheld = 0;
+        else if (c == '&')
+            amp = 1;
+        else
+            snippet_plain(c);
+    }
+    for (int i = nopen - 1; i >= 0; i--)
+        emit(open[i] == 'b' ? "</b>" : open[i] == 'i' ? "</i>" : open[i] == 'e' ? "</em>" : "</span>");
+}

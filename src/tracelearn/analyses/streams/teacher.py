@@ -50,7 +50,8 @@ class FilterTeacher:
                    else f"beyond the lookback bound {self.max_lookback} (raise it with --lookback)")
             raise FilterError(f"on input {list(key)} a guard or output depends on the element "
                               f"{r.lookback} positions back, {why}: the filter is outside the class "
-                              f"(its outputs must depend on the last k inputs)", None)
+                              f"(its outputs must depend on the last k inputs)",
+                              self.runner.program.procedures[self.runner.function].loc)
         if self.initial_output is None:
             self.initial_output = r.initial
         letters = [Letter(s.predicate, s.key) for s in r.steps]
