@@ -16,19 +16,21 @@ static int is_alnum(int c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
-void html_escape(void) {
-    while (1) {
-        int c = tl_in();
-        switch (c) {
-        case '&': emit("&amp;"); break;
-        case '"': emit("&quot;"); break;
-        case '\'': emit("&#39;"); break;
-        case '<': emit("&lt;"); break;
-        case '>': emit("&gt;"); break;
-        case '\r': case '\n': case '\v': case '\f': case '\t': emit(" "); break;
-        default: tl_out(c);
-        }
+static void html_escape_char(int c) {
+    switch (c) {
+    case '&': emit("&amp;"); break;
+    case '"': emit("&quot;"); break;
+    case '\'': emit("&#39;"); break;
+    case '<': emit("&lt;"); break;
+    case '>': emit("&gt;"); break;
+    case '\r': case '\n': case '\v': case '\f': case '\t': emit(" "); break;
+    default: tl_out(c);
     }
+}
+
+void html_escape(void) {
+    while (1)
+        html_escape_char(tl_in());
 }
 
 void pre_escape(void) {
@@ -246,18 +248,6 @@ void prefix_line(void) {
     }
     if (after_cr)
         emit(PREFIX);
-}
-
-static void html_escape_char(int c) {
-    switch (c) {
-    case '&': emit("&amp;"); break;
-    case '"': emit("&quot;"); break;
-    case '\'': emit("&#39;"); break;
-    case '<': emit("&lt;"); break;
-    case '>': emit("&gt;"); break;
-    case '\r': case '\n': case '\v': case '\f': case '\t': emit(" "); break;
-    default: tl_out(c);
-    }
 }
 
 /* CssUrlEscape: the characters that could leave url(...) or a STYLE element become %XX. */

@@ -25,7 +25,7 @@ import z3
 
 from ...automata.transducer import Transducer, window_vars
 from .windows import outputs_differ, path_input
-from ...semantics.strategies.bigstep import Boundary, StepExplorer, SymStep
+from ...semantics.strategies.bigstep import Boundary, Element, StepExplorer, SymStep
 
 
 @dataclass
@@ -114,7 +114,7 @@ class EquivalenceChecker:
                         continue
                     # only what the future can read: the places the state holds, and
                     # those the conjecture's guards look back to
-                    window = _shift(cond, min(self.explorer.k, max(st.next.reads | {conj_lookback})))
+                    window = _shift(cond, min(self.explorer.k, max(st.next.reads | {conj_lookback})), el)
                     key = (st.next.key, m.dst, tuple(c.sexpr() for c in window))
                     if key in seen:
                         continue
@@ -225,7 +225,7 @@ class _StepSolver:
         return r == z3.sat
 
 
-def _shift(cond: z3.BoolRef, k: int) -> tuple[z3.BoolRef, ...]:
+def _shift(cond: z3.BoolRef, k: int, el: Element) -> tuple[z3.BoolRef, ...]:
     """What ``cond`` (over a step's ``w0..wk``) says of the window at the next boundary:
     each conjunct moved back one place (``wj`` becomes ``w(j+1)``), those that would
     reach past ``wk`` dropped (a weaker fact, still true on the path)."""
@@ -242,20 +242,7 @@ def _shift(cond: z3.BoolRef, k: int) -> tuple[z3.BoolRef, ...]:
         if js and max(js) + 1 > k:
             continue
         if js:
-            bv = {j: next(v for v in _consts(c) if v.decl().name() == f"w{j}") for j in js}
-            c = z3.substitute(c, *[(bv[j], z3.BitVec(f"w{j + 1}", bv[j].size())) for j in js])
+            c = z3.substitute(c, *[(el.window(j), el.window(j + 1)) for j in js])
         out[c.sexpr()] = c
     return tuple(out[x] for x in sorted(out))
 
-
-def _consts(e: z3.ExprRef) -> list[z3.ExprRef]:
-    seen, out, todo = set(), [], [e]
-    while todo:
-        x = todo.pop()
-        if x.get_id() in seen:
-            continue
-        seen.add(x.get_id())
-        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out.append(x)
-        todo.extend(x.children())
-    return out
