@@ -7,10 +7,10 @@ abstraction is the filter's own state read back over the lookback window
 elements (the conditions of the last steps, moved back one place per step, dropped
 when they reach past the window): a filter that holds an element (an E2 that may start
 E2 80 A8) keeps knowing what it holds. Two boundaries with the same state, conjecture
-state, defined window places and window predicates are one. The search is breadth first, so the first separating input found is among the
-shortest. When every boundary has been explored and every step agreed with the
-conjecture, the conjecture is *proved* equivalent (the set of boundaries is an
-inductive invariant of the pair). A boundary that holds an element older than the
+state, defined window places and window predicates are one. The search is breadth
+first, so the first separating input found is among the shortest. When every
+boundary has been explored and every step agreed with the conjecture, the conjecture
+is *proved* equivalent (the set of boundaries is an inductive invariant of the pair). A boundary that holds an element older than the
 window, a search cut by its bounds, or a separating path that no input takes (the
 abstraction forgot a constraint it needed) leaves the question open: ``unknown``.
 """
