@@ -52,7 +52,7 @@ def folder_of(root: Path) -> Path:
 def run_strategy(folder: Path, args, prove: str) -> dict:
     rows = []
     counts = {"false_found": 0, "false_total": 0, "true_proved": 0, "true_bounded": 0, "true_total": 0,
-              "wrong": 0, "unknown": 0}
+              "wrong": 0, "unknown": 0, "true_on_false": 0}
     for r in csv.DictReader(open(folder / "verdicts.csv")):
         name, expected = r["name"], r["expected_verdict"]
         if args.only not in name:
@@ -65,6 +65,8 @@ def run_strategy(folder: Path, args, prove: str) -> dict:
         if expected == "false":
             counts["false_total"] += 1
             counts["false_found"] += res.verdict == "false" and replay == "confirmed"
+            counts["true_on_false"] += res.verdict == "true"
+            counts["wrong"] += res.verdict == "true" and not args.undefined
         else:
             counts["true_total"] += 1
             counts["true_proved"] += res.verdict == "true"
@@ -72,16 +74,19 @@ def run_strategy(folder: Path, args, prove: str) -> dict:
             counts["wrong"] += res.verdict == "false"
         counts["unknown"] += res.verdict == "unknown"
         proof = res.proof.status if res.proof is not None else "-"
+        horn = res.proof.solver if res.proof is not None and res.proof.status == "proved" else "-"
         rows.append([name, expected, res.verdict, res.proved_by or "-", res.bound if res.bound is not None else "-",
-                     f"{dt:.2f}", replay or "-", res.stats.calls, proof, (res.reason or "")[:40]])
+                     f"{dt:.2f}", replay or "-", res.stats.calls, proof, horn, (res.reason or "")[:40]])
         print(f"{name}: {res.verdict} (bound {res.bound}, {dt:.1f}s)", file=sys.stderr, flush=True)
     print(f"\n--prove {prove}, {args.timeout:g} s per program, "
           f"{'signed overflow and shifts undefined' if args.undefined else 'signed overflow wraps'}")
     print(table(rows, ["program", "expected", "tracelearn", "proved by", "bound", "time s", "replay",
-                       "solver calls", "Horn clauses", "note"]))
+                       "solver calls", "Horn clauses", "Horn solver", "note"]))
     print(f"\nfalse found with replayed counterexample: {counts['false_found']}/{counts['false_total']}; "
           f"true proved unconditionally: {counts['true_proved']}/{counts['true_total']}; "
-          f"true up to the bound: {counts['true_bounded']}; wrong 'false' on true programs: {counts['wrong']}; "
+          f"true up to the bound: {counts['true_bounded']}; wrong: {counts['wrong']}; "
+          f"'true' on programs expected false: {counts['true_on_false']}"
+          f"{' (a bug only if signed overflow wraps: right under this convention)' if args.undefined else ''}; "
           f"unknown: {counts['unknown']}")
     return counts
 

@@ -38,9 +38,13 @@ def ops(x, y, c: int, s: int):
     return out
 
 
-def preds(x, y):
+def preds(x, y, c: int = 3):
+    cv = z3.BitVecVal(c, x.size())
     return {"slt": x < y, "sle": x <= y, "ult": z3.ULT(x, y), "ule": z3.ULE(x, y), "ugt": z3.UGT(x, y),
-            "eq": x == y, "ne": x != y}
+            "eq": x == y, "ne": x != y,
+            # the overflow checks of a product by a constant (`smul_ok`, `x * 3` in C)
+            "smul_no_overflow": z3.BVMulNoOverflow(x, cv, True), "smul_no_underflow": z3.BVMulNoUnderflow(cv, x),
+            "umul_no_overflow": z3.BVMulNoOverflow(x, cv, False)}
 
 
 @settings(max_examples=150, deadline=None)
@@ -55,7 +59,7 @@ def test_every_translated_operator_keeps_its_meaning(w, a, b, c, s):
         want = z3.simplify(z3.substitute(term, (x, av), (y, bv)))
         got = z3.simplify(z3.substitute(tr.term(term), (X, z3.IntVal(signed(a, w))), (Y, z3.IntVal(signed(b, w)))))
         assert got.as_long() == signed(want.as_long(), want.size()), (name, w, a, b, c, s)
-    for name, term in preds(x, y).items():
+    for name, term in preds(x, y, c).items():
         want = z3.simplify(z3.substitute(term, (x, av), (y, bv)))
         got = z3.simplify(z3.substitute(tr.term(term), (X, z3.IntVal(signed(a, w))), (Y, z3.IntVal(signed(b, w)))))
         assert z3.is_true(got) == z3.is_true(want), (name, w, a, b)
@@ -67,6 +71,7 @@ def test_every_translated_operator_keeps_its_meaning(w, a, b, c, s):
     lambda x, y: x | y,
     lambda x, y: x << y,                     # a shift by a variable
     lambda x, y: x / y,                      # a division by a variable
+    lambda x, y: z3.BVMulNoOverflow(x, y, True),  # the overflow check of a product of variables
 ])
 def test_what_has_no_exact_linear_meaning_is_refused(make):
     x, y = z3.BitVecs("x y", 32)

@@ -20,10 +20,13 @@ from ..bigstack import interrupt_until_done, run_with_big_stack
 from ..ir.program import Program
 from ..semantics.chc import HornAnswer, HornRun, Invariant
 from ..semantics.strategies.horn import HornEncoding
+from ..semantics.summaries import sample_summaries
 from ..semantics.symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
 from ..semantics.targets import ClauseTarget
 
 PROVE_CHOICES = ("none", "kind", "chc", "all")  # "all": every proof strategy tracelearn has
+SAMPLE_S = 2.0  # at most, for concrete calls of the procedures (facts of their summaries)
+LEMMA_S = 20.0  # at most, for the summary lemmas before Spacer runs
 
 
 @dataclass
@@ -36,6 +39,9 @@ class ProofResult:
     clauses: int = 0
     predicates: int = 0
     arithmetic: str = ""  # what Spacer solved: "integer" (the exact translation) or "bit-vector"
+    solver: str = ""  # "lemmas" (Houdini's summary lemmas alone), "spacer", "spacer+lemmas"
+    lemmas: int = 0
+    lemma_queries: int = 0
 
     @property
     def proved(self) -> bool:
@@ -44,7 +50,8 @@ class ProofResult:
     def to_json(self) -> dict:
         return {"method": self.method, "status": self.status, "reason": self.reason or None,
                 "time_s": round(self.time_s, 4), "clauses": self.clauses, "predicates": self.predicates,
-                "arithmetic": self.arithmetic or None,
+                "arithmetic": self.arithmetic or None, "solver": self.solver or None, "lemmas": self.lemmas,
+                "lemma_queries": self.lemma_queries,
                 "invariants": [i.to_json() for i in self.invariants]}
 
 
@@ -72,6 +79,7 @@ class HornProof:
 
     def __init__(self, program: Program, goal_kinds: frozenset[str], deadline: float,
                  on_proved: Callable[[], None] | None = None) -> None:
+        self.program = program
         self.deadline = deadline
         self.on_proved = on_proved
         self._result: ProofResult | None = None
@@ -108,15 +116,33 @@ class HornProof:
     def _attempt(self) -> None:
         assert self.run is not None
         try:
-            ans = self.run.solve(self.deadline)
+            rows, lemma_deadline = self._samples()
+            ans = self.run.solve(self.deadline, rows, lemma_deadline)
         except Exception as e:  # z3 failing inside (a limit of its own): no proof, said why
             ans = HornAnswer("unknown", f"the Horn solver failed: {e}")
         status = "stopped" if self._stopped and ans.status == "unknown" else ans.status
         self._result = ProofResult("chc", status, ans.reason if status != "stopped" else "another strategy answered first",
                                    ans.invariants, time.perf_counter() - self.t0, ans.clauses, ans.predicates,
-                                   ans.arithmetic)
+                                   ans.arithmetic, ans.solver, ans.lemmas, ans.lemma_queries)
         if status == "proved" and self.on_proved is not None:
             self.on_proved()
+
+    def _samples(self) -> tuple[dict[str, list[tuple]] | None, float | None]:
+        """Facts of the summaries from concrete calls, for the lemma stage, and when that
+        stage must end: a share of the time left (Spacer gets the rest)."""
+        assert self.run is not None
+        if self.run.arithmetic != "integer" or not any(
+                p.kind == "sum" and p.proc != self.run.system.entry for p in self.run.system.predicates):
+            return None, None
+        now = time.perf_counter()
+        left = self.deadline - now
+        try:
+            rows = sample_summaries(self.program, self.run.system, self.run.widths, now + min(SAMPLE_S, 0.1 * left))
+        except RecursionError:  # a library model the interpreter cannot run this way: no lemmas, Spacer alone
+            return None, None
+        if not rows:
+            return None, None
+        return rows, time.perf_counter() + min(LEMMA_S, 0.4 * (self.deadline - time.perf_counter()))
 
     @property
     def proved(self) -> bool:

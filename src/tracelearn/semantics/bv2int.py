@@ -182,6 +182,14 @@ class BvToInt:
             if factor in (0, 1):
                 return rest[0] * factor
             return self.wrap(rest[0] * factor, w)
+        if k in (z3.Z3_OP_BSMUL_NO_OVFL, z3.Z3_OP_BSMUL_NO_UDFL, z3.Z3_OP_BUMUL_NO_OVFL):
+            consts = [self.const_value(c) for c in ch]
+            if all(c is None for c in consts):
+                raise Untranslatable("overflow check of a product of two variables")
+            c, v = (consts[0], a[1]) if consts[0] is not None else (consts[1], a[0])
+            if k == z3.Z3_OP_BUMUL_NO_OVFL:
+                return self.unsigned(v, w) * (c % (1 << w)) <= (1 << w) - 1
+            return v * c <= _hi(w) if k == z3.Z3_OP_BSMUL_NO_OVFL else v * c >= _lo(w)
         if k in (z3.Z3_OP_BSDIV, z3.Z3_OP_BSDIV_I, z3.Z3_OP_BSREM, z3.Z3_OP_BSREM_I):
             c = self.const_value(ch[1])
             if c is None or c == 0:

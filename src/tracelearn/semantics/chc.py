@@ -16,8 +16,13 @@ from dataclasses import dataclass, field
 import z3
 
 from .bv2int import Untranslatable, to_int_clauses
+from .clauses import Atom, inline, normalize, strengthen
+from .houdini import Houdini, linear
+from .lemmas import candidates
 from .solving import check_sat
 from .strategies.horn import HornSystem, Predicate
+
+INLINE_LIMIT = 3000  # clauses after inlining the blocks: past it, no lemma stage
 
 
 @dataclass
@@ -47,6 +52,9 @@ class HornAnswer:
     clauses: int = 0
     predicates: int = 0
     arithmetic: str = ""  # "integer" (exact translation) or "bit-vector"
+    solver: str = "spacer"  # "lemmas" (the summary lemmas alone), "spacer", "spacer+lemmas"
+    lemmas: int = 0  # summary lemmas proved before Spacer ran
+    lemma_queries: int = 0
 
 
 class HornRun:
@@ -62,8 +70,16 @@ class HornRun:
         self.system = system
         self.clauses = [c.translate(self.ctx) for c in system.clauses]
         self.preds = [(p, p.func.translate(self.ctx)) for p in system.predicates]
+        # what the proof thread needs of the main context's terms, read here (on the
+        # main thread): touching them there would race with the model checker
+        self.names = [p.func.name() for p in system.predicates]
+        self.name_of = {id(p): nm for p, nm in zip(system.predicates, self.names)}
+        self.every = [(p, f) for p, f in self.preds]  # every predicate, 0-ary ones included
+        self.widths = {nm: [s.sort.size() if z3.is_bv_sort(s.sort) else None for s in p.slots]
+                       for nm, p in zip(self.names, system.predicates)}
         self.arithmetic = "bit-vector"
         self.untranslatable = ""
+        self.params: dict[str, list[z3.ExprRef]] = {}  # the lemmas' argument constants, per predicate
         if arithmetic == "auto":
             try:
                 clauses, funcs = to_int_clauses(self.clauses, self.ctx)
@@ -71,36 +87,103 @@ class HornRun:
                 self.untranslatable = str(e)
             else:
                 self.clauses = clauses
+                self.every = [(p, funcs[f.name()] if f.name() in funcs else z3.Bool(f.name(), self.ctx).decl())
+                              for p, f in self.preds if f.name() in funcs or f.arity() == 0]
                 self.preds = [(p, funcs[f.name()]) for p, f in self.preds if f.name() in funcs]
                 self.arithmetic = "integer"
 
     def interrupt(self) -> None:
         self.ctx.interrupt()
 
-    def solve(self, deadline: float | None) -> HornAnswer:
+    def solve(self, deadline: float | None, rows: dict[str, list[tuple]] | None = None,
+              lemma_deadline: float | None = None) -> HornAnswer:
+        """Spacer on the clauses; with ``rows`` (facts of the summaries, from concrete
+        calls) first the lemma stage until ``lemma_deadline``: candidate summary lemmas
+        checked by Houdini. Its lemmas may prove the clauses alone; else the linear ones
+        strengthen the clauses Spacer solves."""
         t0 = time.perf_counter()
         n = dict(clauses=len(self.clauses), predicates=len(self.preds), arithmetic=self.arithmetic)
+        clauses, lemmas, extra = self.clauses, {}, {}
+        if rows is not None and self.arithmetic == "integer":
+            try:
+                found = self.lemma_stage(rows, lemma_deadline if lemma_deadline is not None else deadline)
+            except z3.Z3Exception:
+                found = None
+            if found is not None:
+                status, lemmas, queries, normal = found
+                extra = dict(lemmas=sum(len(v) for v in lemmas.values()), lemma_queries=queries)
+                if status == "proved":
+                    return HornAnswer("proved", "", self.lemma_invariants(lemmas), time.perf_counter() - t0, **n,
+                                      solver="lemmas", **extra)
+                use = {p: [x for x in ls if linear(x)] for p, ls in lemmas.items()}
+                use = {p: ls for p, ls in use.items() if ls}
+                if use:
+                    clauses = [strengthen(c, lambda a: self._lemma(use, a)) for c in normal]
+                    lemmas = use
+                    extra["solver"] = "spacer+lemmas"
+                else:
+                    lemmas = {}
         s = z3.SolverFor("HORN", ctx=self.ctx)
-        s.add(*self.clauses)
+        s.add(*clauses)
         try:
             r = check_sat(s, [], deadline)
         except z3.Z3Exception as e:
-            return HornAnswer("unknown", f"the Horn solver failed: {e}", time_s=time.perf_counter() - t0, **n)
+            return HornAnswer("unknown", f"the Horn solver failed: {e}", time_s=time.perf_counter() - t0, **n, **extra)
         dt = time.perf_counter() - t0
         if r == z3.unsat:
-            return HornAnswer("reachable", "an error is derivable from the clauses", time_s=dt, **n)
+            return HornAnswer("reachable", "an error is derivable from the clauses", time_s=dt, **n, **extra)
         if r == z3.unknown:
             why = s.reason_unknown() or "gave up"
             if why in ("canceled", "timeout") or (deadline is not None and time.perf_counter() >= deadline - 0.05):
                 why = "timeout"
-            return HornAnswer("unknown", f"the Horn solver: {why}", time_s=dt, **n)
+            return HornAnswer("unknown", f"the Horn solver: {why}", time_s=dt, **n, **extra)
         try:
-            invs = self.invariants(s.model())
+            invs = self.invariants(s.model(), lemmas)
         except z3.Z3Exception:
             invs = []
-        return HornAnswer("proved", "", invs, dt, **n)
+        return HornAnswer("proved", "", invs, dt, **n, **extra)
 
-    def invariants(self, model: z3.ModelRef) -> list[Invariant]:
+    # ------------------------------------------------------------ lemma stage
+
+    def lemma_stage(self, rows: dict[str, list[tuple]], deadline: float | None):
+        """Houdini over candidate summary lemmas on the clauses with every block that is
+        no loop head inlined: (status, lemmas, queries, the normalized clauses), or None
+        when the inlined clauses would be too many."""
+        relations = set(self.names)
+        normal = [normalize(c, relations) for c in self.clauses]
+        blocks = [f.name() for p, f in self.preds if p.kind == "block" and not p.loop_head]
+        inlined = inline(normal, blocks, INLINE_LIMIT)
+        if inlined is None:
+            return None
+        cands = candidates(self.every, rows, self.widths, self.ctx)
+        self.params = cands.params
+        h = Houdini(inlined, cands, self.ctx)
+        res = h.run(deadline if deadline is not None else float("inf"))
+        return res.status, {p: ls for p, ls in res.lemmas.items() if ls}, res.queries, normal
+
+    def _lemma(self, lemmas: dict[str, list[z3.BoolRef]], a: Atom) -> z3.BoolRef | None:
+        ls = lemmas.get(a.pred)
+        if not ls:
+            return None
+        f = z3.And(*ls) if len(ls) > 1 else ls[0]
+        return z3.substitute(f, *zip(self.params[a.pred], a.args)) if a.args else f
+
+    def lemma_invariants(self, lemmas: dict[str, list[z3.BoolRef]]) -> list[Invariant]:
+        out = []
+        for p, f in self.preds:
+            ls = lemmas.get(f.name())
+            if p.kind != "sum" or not ls or p.proc == self.system.entry or p.proc.startswith("__tl_"):
+                continue
+            named = [z3.Const(nm, f.domain(i)) for i, nm in enumerate(_names(p))]
+            val = z3.substitute(z3.And(*ls), *zip(self.params[f.name()], named))
+            text = c_text(val)
+            out.append(Invariant(p.proc, "summary", str(p.loc) if p.loc is not None else "",
+                                 text if text is not None else val.sexpr(), text is not None, val))
+        return out
+
+    def invariants(self, model: z3.ModelRef, lemmas: dict[str, list[z3.BoolRef]] | None = None) -> list[Invariant]:
+        """Spacer's interpretation of each predicate, conjoined with the lemmas the
+        clauses were strengthened with (the model is one of the strengthened clauses)."""
         out = []
         for p, f in self.preds:
             if p.kind == "err" or (p.kind == "block" and not p.loop_head) or p.proc.startswith("__tl_") or \
@@ -111,6 +194,8 @@ class HornRun:
             val = _interpretation(model, f, args)
             if val is None:
                 continue
+            if lemmas and lemmas.get(f.name()):
+                val = z3.And(val, z3.substitute(z3.And(*lemmas[f.name()]), *zip(self.params[f.name()], args)))
             val = _eliminate_quantifiers(val)
             text = c_text(val)
             loc = str(p.loc) if p.loc is not None else ""
@@ -135,9 +220,10 @@ class HornRun:
         drop = []
         for i, (nm, s, a) in enumerate(zip(names, p.slots, args)):
             temporary = s.key.rsplit(":", 1)[-1].startswith("__")  # the frontend's, not the program's
-            source = i >= p.n_in and s.oid is None and not temporary and "$" not in nm and z3.is_bv_sort(s.sort)
+            width = self.widths[self.name_of[id(p)]][i]
+            source = i >= p.n_in and s.oid is None and not temporary and "$" not in nm and width is not None
             if source:
-                keep[nm] = (s.sort.size(), s.signed)
+                keep[nm] = (width, s.signed)
             else:
                 drop.append(a)
         kept = [a for a, nm in zip(args, names) if nm in keep]

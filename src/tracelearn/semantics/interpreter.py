@@ -20,7 +20,7 @@ from .library import LIBRARY
 from .memory import LEAK_MESSAGE, Memory, MemObject, MemoryFault, decode, library_property
 from .native import NativeLibrary
 from .runs import (
-    ALL_CHECKS, InterpOptions, RunResult, TraceStep, Violation, _Exit, _Infeasible, _Limit, _Violated,
+    ALL_CHECKS, CallResult, InterpOptions, RunResult, TraceStep, Violation, _Exit, _Infeasible, _Limit, _Violated,
 )
 
 class Interpreter:
@@ -51,7 +51,8 @@ class Interpreter:
 
     # ------------------------------------------------------------------ run
 
-    def run(self, inputs: InputSource | None = None, argv: list[str] | None = None) -> RunResult:
+    def reset(self, inputs: InputSource | None = None) -> None:
+        """A fresh run's state: empty memory, zero globals, no events."""
         self.inputs = inputs or InputSource()
         self.events = []
         self.decisions = []
@@ -65,6 +66,30 @@ class Interpreter:
         self.G[:] = [0] * len(self.gslots)
         self.steps = 0
         self.stmts = 0
+
+    def call(self, name: str, args: list, globals_in: dict[str, int] | None = None) -> CallResult:
+        """One call of procedure ``name`` on ``args`` from the state the global
+        initialiser leaves (register globals set from ``globals_in`` first): what it
+        returns and the register globals after, or how it ended otherwise."""
+        self.reset()
+        try:
+            self.init_globals()
+            self.execute(self.program.init, [])
+            for g, v in (globals_in or {}).items():
+                self.G[self.gslots[g]] = v
+            value = self.execute(name, list(args))
+        except _Exit:
+            return CallResult("exit")
+        except _Violated as e:
+            return CallResult("violation", violation=e.violation)
+        except _Infeasible:
+            return CallResult("infeasible")
+        except _Limit:
+            return CallResult("limit")
+        return CallResult("ok", value, {g: self.G[i] for g, i in self.gslots.items()})
+
+    def run(self, inputs: InputSource | None = None, argv: list[str] | None = None) -> RunResult:
+        self.reset(inputs)
         status, code, violation, note = "ok", None, None, ""
         try:
             self.init_globals()

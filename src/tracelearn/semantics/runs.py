@@ -41,6 +41,17 @@ class TraceStep:
 
 
 @dataclass
+class CallResult:
+    """How one procedure call ended (``Interpreter.call``): "ok" with the returned value
+    and the register globals after, or "violation", "infeasible", "exit", "limit"."""
+
+    status: str
+    value: Any = None
+    globals_out: dict[str, Any] | None = None
+    violation: Violation | None = None
+
+
+@dataclass
 class RunResult:
     status: str  # "ok", "violation", "infeasible", "limit"
     exit_code: int | None
