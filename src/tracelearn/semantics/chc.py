@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import z3
 
 from .bv2int import Untranslatable, to_int_clauses
-from .clauses import Atom, inline, normalize, strengthen
+from .clauses import Atom, Clause, inline, normalize, strengthen
 from .houdini import Houdini, linear
 from .lemmas import candidates
 from .solving import check_sat
@@ -145,7 +145,8 @@ class HornRun:
 
     # ------------------------------------------------------------ lemma stage
 
-    def lemma_stage(self, rows: dict[str, list[tuple]], deadline: float | None):
+    def lemma_stage(self, rows: dict[str, list[tuple]], deadline: float | None
+                    ) -> tuple[str, dict[str, list[z3.BoolRef]], int, list[Clause]] | None:
         """Houdini over candidate summary lemmas on the clauses with every block that is
         no loop head inlined: (status, lemmas, queries, the normalized clauses), or None
         when the inlined clauses would be too many."""

@@ -30,8 +30,15 @@ class HoudiniResult:
     reason: str = ""
 
 
+# Each question's effort is bounded by z3's resource count, not by the clock: the same
+# lemmas survive on a loaded machine (a time limit dropped some under load); the clock
+# limit is only a backstop.
+QUERY_RLIMIT = 8_000_000
+QUERY_MS = 10_000
+
+
 class Houdini:
-    def __init__(self, clauses: list[Clause], cands: Candidates, ctx: z3.Context, query_ms: int = 2000) -> None:
+    def __init__(self, clauses: list[Clause], cands: Candidates, ctx: z3.Context, query_ms: int = QUERY_MS) -> None:
         self.clauses = clauses
         self.params = cands.params
         self.lemmas = {p: list(ls) for p, ls in cands.lemmas.items()}
@@ -117,6 +124,7 @@ class _Checker:
         self.monomials: dict[str, z3.ArithRef] = {}
         self.exact = z3.Solver(ctx=ctx)
         self.exact.set("timeout", timeout_ms)
+        self.exact.set("rlimit", QUERY_RLIMIT)
         self.exact.add(*assumed)
         self.assumed = assumed
         self.products = any(_has_products(a) for a in assumed)
@@ -139,6 +147,7 @@ class _Checker:
             self.defs = _definitions([c for a in self.assumed for c in _conjuncts(a)])
             self.abstract = z3.Solver(ctx=self.ctx)
             self.abstract.set("timeout", self.timeout_ms)
+            self.abstract.set("rlimit", QUERY_RLIMIT)
             self.abstract.add(*[self.linearize(a) for a in self.assumed])
         self.abstract.push()
         self.abstract.add(self.linearize(extra))
@@ -156,8 +165,7 @@ class _Checker:
             i = x.get_id()
             if i in cache:
                 return cache[i]
-            if z3.is_app(x) and x.decl().kind() == z3.Z3_OP_MUL and \
-                    sum(not z3.is_int_value(c) for c in x.children()) > 1:
+            if z3.is_app(x) and _is_product(x):
                 consts = [c for c in x.children() if z3.is_int_value(c)]
                 rest = [c for c in x.children() if not z3.is_int_value(c)]
                 key = " ".join(sorted(c.sexpr() for c in rest))
@@ -197,31 +205,30 @@ def _definitions(conj: list[z3.BoolRef]) -> list[tuple[z3.ExprRef, z3.ExprRef]]:
     return list(defs.values())
 
 
-def _variables(e: z3.ExprRef) -> list[z3.ExprRef]:
-    out, todo, seen = [], [e], set()
-    while todo:
-        x = todo.pop()
-        if x.get_id() in seen:
-            continue
-        seen.add(x.get_id())
-        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out.append(x)
-        elif z3.is_app(x):
-            todo.extend(x.children())
-    return out
-
-
-def _has_products(e: z3.ExprRef) -> bool:
+def _nodes(e: z3.ExprRef):
+    """Each distinct application node of ``e`` once (a DAG walk)."""
     todo, seen = [e], set()
     while todo:
         x = todo.pop()
         if x.get_id() in seen or not z3.is_app(x):
             continue
         seen.add(x.get_id())
-        if x.decl().kind() == z3.Z3_OP_MUL and sum(not z3.is_int_value(c) for c in x.children()) > 1:
-            return True
+        yield x
         todo.extend(x.children())
-    return False
+
+
+def _variables(e: z3.ExprRef) -> list[z3.ExprRef]:
+    return [x for x in _nodes(e) if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED]
+
+
+def _is_product(x: z3.ExprRef) -> bool:
+    """A product of two or more non-constants."""
+    return x.decl().kind() == z3.Z3_OP_MUL and \
+        sum(not z3.is_int_value(c) and not z3.is_rational_value(c) for c in x.children()) > 1
+
+
+def _has_products(e: z3.ExprRef) -> bool:
+    return any(_is_product(x) for x in _nodes(e))
 
 
 def _lift_ite(e: z3.ExprRef) -> z3.ExprRef:
@@ -251,16 +258,5 @@ def _lift_ite(e: z3.ExprRef) -> z3.ExprRef:
 
 def linear(e: z3.ExprRef) -> bool:
     """No product of two non-constants, no ``mod``/``div``: Spacer's own theory."""
-    todo, seen = [e], set()
-    while todo:
-        x = todo.pop()
-        if x.get_id() in seen or not z3.is_app(x):
-            continue
-        seen.add(x.get_id())
-        k = x.decl().kind()
-        if k in (z3.Z3_OP_MOD, z3.Z3_OP_DIV, z3.Z3_OP_IDIV, z3.Z3_OP_REM):
-            return False
-        if k == z3.Z3_OP_MUL and sum(not z3.is_int_value(c) and not z3.is_rational_value(c) for c in x.children()) > 1:
-            return False
-        todo.extend(x.children())
-    return True
+    return not any(_is_product(x) or x.decl().kind() in (z3.Z3_OP_MOD, z3.Z3_OP_DIV, z3.Z3_OP_IDIV, z3.Z3_OP_REM)
+                   for x in _nodes(e))
