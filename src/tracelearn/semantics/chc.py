@@ -17,7 +17,7 @@ import z3
 
 from .bv2int import Untranslatable, to_int_clauses
 from .clauses import Atom, Clause, inline, normalize, strengthen
-from .houdini import Houdini, linear
+from .houdini import Houdini, linear, variables
 from .lemmas import candidates
 from .solving import check_sat
 from .strategies.horn import HornSystem, Predicate
@@ -268,7 +268,7 @@ def _implied_literals(f: z3.BoolRef, ranges: z3.BoolRef, names: set[str]) -> z3.
     true = z3.BoolVal(True, f.ctx)
     kept = []
     for a in atoms.values():
-        if any(str(c) not in names for c in _consts(a)):
+        if any(str(c) not in names for c in variables(a)):
             continue
         for lit in (a, z3.Not(a)):
             if valid(f, lit) and not valid(true, lit):  # implied, and not by the types alone
@@ -281,17 +281,6 @@ def _implied_literals(f: z3.BoolRef, ranges: z3.BoolRef, names: set[str]) -> z3.
         if rest and valid(z3.And(*rest), f):
             kept = rest
     return z3.simplify(z3.And(*kept)) if len(kept) > 1 else z3.simplify(kept[0])
-
-
-def _consts(e: z3.ExprRef) -> list[z3.ExprRef]:
-    out, todo = [], [e]
-    while todo:
-        x = todo.pop()
-        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out.append(x)
-        elif z3.is_app(x):
-            todo.extend(x.children())
-    return out
 
 
 def _interpretation(model: z3.ModelRef, f: z3.FuncDeclRef, args: list[z3.ExprRef]) -> z3.BoolRef | None:

@@ -40,7 +40,7 @@ def normalize(clause: z3.BoolRef, relations: set[str]) -> Clause:
         e = z3.substitute_vars(e.body(), *reversed(consts))  # Var(0) is the last bound one
     conj: list[z3.BoolRef] = []
     while z3.is_implies(e):
-        conj.extend(_conjuncts(e.arg(0)))
+        conj.extend(conjuncts(e.arg(0)))
         e = e.arg(1)
     head = None if z3.is_false(e) else _atom(e, relations)
     if head is None and not z3.is_false(e):
@@ -56,8 +56,8 @@ def normalize(clause: z3.BoolRef, relations: set[str]) -> Clause:
     return Clause(body, z3.And(*rest) if rest else z3.BoolVal(True, ctx), head, consts)
 
 
-def _conjuncts(e: z3.BoolRef) -> list[z3.BoolRef]:
-    return [x for c in e.children() for x in _conjuncts(c)] if z3.is_and(e) else [e]
+def conjuncts(e: z3.BoolRef) -> list[z3.BoolRef]:
+    return [x for c in e.children() for x in conjuncts(c)] if z3.is_and(e) else [e]
 
 
 def _atom(e: z3.ExprRef, relations: set[str]) -> Atom | None:

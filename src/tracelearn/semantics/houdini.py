@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from .clauses import Atom, Clause
+from .clauses import Atom, Clause, conjuncts
 from .lemmas import Candidates
 
 
@@ -144,7 +144,7 @@ class _Checker:
 
     def abstract_unsat(self, extra: z3.BoolRef) -> bool:
         if self.abstract is None:
-            self.defs = _definitions([c for a in self.assumed for c in _conjuncts(a)])
+            self.defs = _definitions([c for a in self.assumed for c in conjuncts(a)])
             self.abstract = z3.Solver(ctx=self.ctx)
             self.abstract.set("timeout", self.timeout_ms)
             self.abstract.set("rlimit", QUERY_RLIMIT)
@@ -181,10 +181,6 @@ class _Checker:
         return go(e)
 
 
-def _conjuncts(e: z3.BoolRef) -> list[z3.BoolRef]:
-    return [x for c in e.children() for x in _conjuncts(c)] if z3.is_and(e) else [e]
-
-
 def _definitions(conj: list[z3.BoolRef]) -> list[tuple[z3.ExprRef, z3.ExprRef]]:
     """Equations ``x == t`` (``x`` a variable not in ``t``) solved into a substitution
     whose terms mention none of its variables."""
@@ -197,7 +193,7 @@ def _definitions(conj: list[z3.BoolRef]) -> list[tuple[z3.ExprRef, z3.ExprRef]]:
                 continue
             if defs:
                 t = z3.substitute(t, *defs.values())
-            if any(v.eq(x) for v in _variables(t)):
+            if any(v.eq(x) for v in variables(t)):
                 continue
             defs = {k: (v, z3.substitute(u, (x, t))) for k, (v, u) in defs.items()}
             defs[x.sexpr()] = (x, t)
@@ -217,7 +213,7 @@ def _nodes(e: z3.ExprRef):
         todo.extend(x.children())
 
 
-def _variables(e: z3.ExprRef) -> list[z3.ExprRef]:
+def variables(e: z3.ExprRef) -> list[z3.ExprRef]:
     return [x for x in _nodes(e) if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED]
 
 
