@@ -200,3 +200,47 @@ def test_a_limit_hit_while_entering_a_call_leaves_the_call_stack_whole(tmp_path)
     for limit in range(5, 60, 3):
         with pytest.raises(SymexLimit):
             Encoding(program, bound=40, max_steps=limit)
+
+
+COMPOUND = """
+void __VERIFIER_assume(int);
+int pick(int v) { return v > 2; }
+int other(int v) { return v < -2; }
+int main(void) {
+  int m = __VERIFIER_nondet_int(), n = __VERIFIER_nondet_int();
+  if (m < 0 || m > 1000) return 0;
+  if (m > 900) __VERIFIER_assume(0);  /* the decision is made, then every run is cut */
+  int (*f)(int) = n & 1 ? pick : other;
+  for (int i = 0; i < 3; i++) {
+    if ((n > i && m != 7) || n == -i) m++;
+    else if (f(n - i) && m < 5) n--;
+  }
+  return m;
+}"""
+
+
+@pytest.mark.parametrize("eager", [True, False])
+def test_words_asked_in_any_order_get_the_answers_asked_alone(tmp_path, eager):
+    """One letter per source condition (``a || b`` is one decision) and a call through
+    a pointer: a word may be made by several routes. An explorer that has answered
+    other words before (resuming from its last path, remembering infeasible prefixes
+    where the route is the only one) answers each word as a fresh explorer does."""
+    path = tmp_path / "compound.c"
+    path.write_text(HEAD + COMPOUND)
+    words = [w for n in range(1, 8) for w in itertools.product((True, False), repeat=n)]
+
+    def alone(w):
+        return _explorer(path, split_conditions=False, eager=eager).follow(w).status
+
+    truth = {w: alone(w) == "word" for w in words}
+    assert 10 < sum(truth.values()) < len(words) - 10
+    rng = random.Random(3)
+    for _ in range(3):
+        order = words[:]
+        rng.shuffle(order)
+        ex = _explorer(path, split_conditions=False, eager=eager)
+        got = {w: ex.follow(w).status == "word" for w in order}
+        assert got == truth
+        assert ex.infeasible  # some prefixes are known infeasible without a second route
+        rng.shuffle(order)  # asked again: now from the points the first answers left
+        assert {w: ex.follow(w).status == "word" for w in order} == truth

@@ -255,3 +255,29 @@ def test_cli_json_and_errors(tmp_path, capsys):
     assert main(["pac", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "bad.c:1:" in err
+
+
+def test_a_failing_run_anywhere_in_a_batch_is_the_bug_before_any_counterexample(tmp_path):
+    """A batch whose first vector refutes the conjecture and whose second run fails:
+    the failure is reported (the counterexample would have sent the learner on and the
+    batch's failing run would never be looked at again)."""
+    from tracelearn.analyses.pac.driver import make_teacher
+    from tracelearn.analyses.pac.teacher import BugFound
+
+    program = _prepared(_load(tmp_path, "rare", HEAD + """
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x > 0) { assert(x < 1000000); }
+  return 0;
+}"""))
+    opt = PacOptions(strategy="random-input")
+    teacher = make_teacher(program, KINDS, opt, None)
+    runs = teacher.sampler.stream(0)
+    ok = next(s for s in runs if s.run.status == "ok")
+    bad = next(s for s in runs if s.run.status == "violation")
+    teacher.sampler.batch = lambda i: [ok, bad]  # type: ignore[method-assign]
+    nothing = DFA(("0", "1"), 1, 0, frozenset(), {(0, "0"): 0, (0, "1"): 0})
+    with pytest.raises(BugFound) as found:
+        teacher.equivalent(nothing)
+    assert found.value.found_by == "sampling"
+    assert found.value.counterexample.replay["status"] == "confirmed"

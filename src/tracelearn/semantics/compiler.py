@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..ir import concrete
@@ -68,8 +69,8 @@ class CProc:
     starts: list[int] = field(default_factory=list)  # index in ``segs`` of each block's first
     blank: list = field(default_factory=list)  # the frame's slots after the parameters
 
-    @property
-    def library(self) -> bool:
+    @cached_property
+    def library(self) -> bool:  # asked at every call: the path test once per procedure
         return is_library_file(self.proc.loc.file)
 
 

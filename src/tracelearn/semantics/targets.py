@@ -9,9 +9,11 @@ check, decision, ...). What happens to them is the target's business:
   checking, asserted into one solver afterwards;
 - ``ClauseTarget`` keeps them too, remembering how many definitions each step came
   after, so the Horn-clause strategy can cut a clause body at any check;
-- ``PathTarget`` asserts them at once into an incremental solver whose frames follow
-  the path: ``push`` at a branching point, ``pop`` back to a shared prefix, so a trie
-  of decision sequences is decided with one solver and no re-encoding.
+- ``PathTarget`` keeps them in a tree of frames that follows the paths: a frame per
+  branching point, back to a shared prefix by moving up the tree. An incremental
+  solver is brought to the current frame when a question is asked (push and pop
+  only then: a path followed without questions costs no solver work), so a trie of
+  decision sequences is decided with one solver and no re-encoding.
 
 Both expose the same ``Equation`` (``eq``), so counterexample extraction and replay
 read either the same way.
@@ -73,22 +75,54 @@ class PathNode:
     steps: list[Step] = field(default_factory=list)
     unsupported: list[str] = field(default_factory=list)
     approximations: list[str] = field(default_factory=list)
+    # How many of its constraints this node had when the path's condition down to it
+    # was found satisfiable (-1: never).
+    sat_with: int = -1
+
+    @property
+    def known_sat(self) -> bool:
+        n: PathNode | None = self
+        while n is not None:
+            if n.sat_with == len(n.constraints):
+                return True
+            if n.constraints:
+                return False
+            n = n.parent  # a node that adds nothing is as satisfiable as its parent
+        return False
+
+
+# A solver frame every this many nodes: going back to a shallower node pops at most
+# the frames below it and adds again at most this many nodes' constraints (a frame
+# per node made every question costly: z3's push is ~10x an assertion).
+FRAME_NODES = 32
 
 
 class PathTarget:
-    """One path's condition in an incremental solver, with a frame per choice."""
+    """One path's condition, with a frame per choice, and an incremental solver
+    brought to the current frame at each question."""
 
-    def __init__(self, deadline: float | None = None) -> None:
+    def __init__(self, deadline: float | None = None, rlimit: int | None = None) -> None:
         self.eq = Equation()
         self.solver = z3.Solver()
         self.deadline = deadline
+        # z3's resource count allowed each question (``unknown`` past it): an effort
+        # bound whose answers do not depend on the machine's load, as a time limit's do.
+        self.rlimit = rlimit
+        if rlimit is not None:
+            self.solver.set("rlimit", rlimit)
         self.nodes: list[PathNode] = [PathNode(None, 0)]  # the current path, root first
         self.calls = 0  # solver calls made through ``check``
+        # What the solver holds: the first nodes of a path, how many of each node's
+        # constraints, and where each of its frames begins (a frame holds the nodes
+        # from its mark to the next).
+        self._synced: list[PathNode] = [self.nodes[0]]
+        self._added: list[int] = [0]
+        self._marks: list[int] = []
+        self._answered: tuple[PathNode, int, z3.CheckSatResult] | None = None  # the last sat/unsat
 
     def constrain(self, c: z3.BoolRef) -> None:
         self.nodes[-1].constraints.append(c)
         self.eq.constraints.append(c)
-        self.solver.add(c)
 
     def record(self, s: Step) -> int:
         self.nodes[-1].steps.append(s)
@@ -113,8 +147,51 @@ class PathTarget:
     def push(self) -> PathNode:
         node = PathNode(self.nodes[-1], len(self.nodes))
         self.nodes.append(node)
-        self.solver.push()
         return node
+
+    def fresh_solver(self) -> None:
+        """Go on with a new solver (no learned clauses, no history: its answers depend
+        on the questions only). The tree of frames is kept."""
+        self.solver = z3.Solver()
+        if self.rlimit is not None:
+            self.solver.set("rlimit", self.rlimit)
+        self._synced, self._added, self._marks = [self.nodes[0]], [0], []
+        self._answered = None
+
+    def _sync(self) -> None:
+        """Bring the solver to the current path."""
+        nodes, synced, added, marks = self.nodes, self._synced, self._added, self._marks
+        p = 0
+        while p < len(synced) and p < len(nodes) and synced[p] is nodes[p]:
+            p += 1
+        # Only the current node takes constraints, so of the shared nodes only the
+        # deepest can have some the solver lacks; if another has, go back to it.
+        for i in range(p):
+            if added[i] != len(nodes[i].constraints):
+                p = i + 1
+                break
+        while len(synced) > p and marks:
+            m = marks.pop()
+            self.solver.pop()
+            del synced[m:], added[m:]
+        if len(synced) > p:  # the root's level itself is stale: start over
+            self.solver.reset()
+            synced[:], added[:] = [nodes[0]], [0]
+        q = len(synced)
+        if q == p:
+            cs = nodes[q - 1].constraints
+            for c in cs[added[q - 1]:]:
+                self.solver.add(c)
+            added[q - 1] = len(cs)
+        for i in range(q, len(nodes)):
+            if i == q or i % FRAME_NODES == 0:
+                marks.append(i)
+                self.solver.push()
+            n = nodes[i]
+            for c in n.constraints:
+                self.solver.add(c)
+            synced.append(n)
+            added.append(len(n.constraints))
 
     def goto(self, node: PathNode) -> None:
         """Make ``node`` the current frame: pop to the deepest common ancestor, then
@@ -129,9 +206,6 @@ class PathTarget:
         self._pop_to(n.depth)
         for m in reversed(down):
             self.nodes.append(m)
-            self.solver.push()
-            for c in m.constraints:
-                self.solver.add(c)
             self.eq.constraints.extend(m.constraints)
             self.eq.steps.extend(m.steps)
             self.eq.unsupported.extend(m.unsupported)
@@ -142,7 +216,6 @@ class PathTarget:
         it are kept in it: a node is complete when the path leaves it)."""
         while len(self.nodes) > depth + 1:
             m = self.nodes.pop()
-            self.solver.pop()
             eq = self.eq
             del eq.constraints[len(eq.constraints) - len(m.constraints):]
             del eq.steps[len(eq.steps) - len(m.steps):]
@@ -150,5 +223,19 @@ class PathTarget:
             del eq.approximations[len(eq.approximations) - len(m.approximations):]
 
     def check(self, assumptions: list[z3.BoolRef] | None = None) -> z3.CheckSatResult:
+        """Is the current path's condition (and ``assumptions``) satisfiable? Asked
+        again with nothing added since, the last answer (and the solver's model) stands."""
+        node = self.nodes[-1]
+        a = self._answered
+        if not assumptions and a is not None and a[0] is node and a[1] == len(node.constraints):
+            return a[2]
         self.calls += 1
-        return check_sat(self.solver, list(assumptions or []), self.deadline)
+        self._sync()
+        r = check_sat(self.solver, list(assumptions or []), self.deadline)
+        self._answered = (node, len(node.constraints), r) if not assumptions and r != z3.unknown else None
+        if r == z3.sat:
+            for n in reversed(self.nodes):  # a model of the path is one of each prefix
+                if n.known_sat and n is not node:
+                    break
+                n.sat_with = len(n.constraints)
+        return r

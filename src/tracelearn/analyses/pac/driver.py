@@ -28,6 +28,8 @@ from .teacher import BugFound, PacStats, PacTeacher, Undecided
 # counterexample as rows) is its "L*", with Rivest-Schapire counterexamples its "RS",
 # with Maler-Pnueli suffixes its "L*-columns"; NL* learns residual NFAs (the model is
 # their subset construction, minimized).
+FLIP_RLIMIT = 5_000_000  # z3 resource units per flip query (~0.5-1 s here)
+
 PAC_LEARNERS = {"kv": "kv", "lsharp": "lsharp", "lstar": "lstar-angluin", "rs": "lstar", "lstar-col": "lstar-mp",
                 "nlstar": "nlstar"}
 
@@ -75,14 +77,16 @@ def make_teacher(prog: Program, kinds: frozenset[str], opt: PacOptions, deadline
                  progress: Callable[[str], None] | None = None) -> PacTeacher:
     """The teacher of ``prog`` (already rewritten: assertions as decisions) for the
     failures of ``kinds``: its membership explorer, sampler and error automaton."""
-    def explorer(bound: int, eager: bool = True) -> PathExplorer:
-        return PathExplorer(SymbolicSemantics(prog, SemanticsOptions(), PathTarget(deadline)),
+    def explorer(bound: int, eager: bool = True, rlimit: int | None = None) -> PathExplorer:
+        return PathExplorer(SymbolicSemantics(prog, SemanticsOptions(), PathTarget(deadline, rlimit)),
                             PathOptions(max_decisions=bound, split_conditions=opt.split_conditions, eager=eager))
 
     alphabet = DecisionAlphabet.of(prog, opt.split_conditions)
     # The sampler flips the last decision of a prefix a run has made: only the flipped
-    # decision needs the solver (not eager), one call per flip.
-    sampler = ConcolicSampler(prog, alphabet, lambda: explorer(opt.max_decisions + 1, eager=False),
+    # decision needs the solver (not eager), one call per flip. A flip the solver cannot
+    # decide within FLIP_RLIMIT is not made (as an infeasible one): CREST's tester bounds
+    # each query too; the bound is z3's resource count, so batches stay reproducible.
+    sampler = ConcolicSampler(prog, alphabet, lambda: explorer(opt.max_decisions + 1, eager=False, rlimit=FLIP_RLIMIT),
                               opt.strategy, opt.batch, opt.max_decisions, opt.seed, kinds)
     # The learner's words may go past the sampler's bound (a truncated run's prefix and
     # a suffix): membership follows them much further before answering unknown.

@@ -148,10 +148,11 @@ class PacTeacher(TeacherBase):
                 self.progress(f"equivalence query {i}: batch {n + 1}/{q}, {h.num_states} states")
                 batch = self.sampler.batch(self.next_batch)
                 self.next_batch += 1
-                for s in batch:
+                for s in batch:  # a failing run anywhere in the batch first: it ends the analysis
                     if s.run.status == "violation" and s.run.violation is not None \
                             and s.run.violation.kind in self.kinds:
                         self._confirm_sampled_bug(s)
+                for s in batch:
                     w = word_of(s.vector)
                     if not h.accepts(w):
                         self.stats.batches.append(n + 1)

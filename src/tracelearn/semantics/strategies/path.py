@@ -49,6 +49,16 @@ class Cursor:
     loops: dict[tuple[int, int], int] = field(default_factory=dict)  # back edge -> times taken (replaced, never mutated)
 
 
+def _owned(stack: list[Cursor]) -> list[Cursor]:
+    """``stack`` to run on: a new list whose top cursor is a copy. Points share the
+    cursors below (a deep recursion copied whole at every choice made following a
+    path quadratic in its length); a cursor is copied before it is changed."""
+    out = list(stack)
+    if out:
+        out[-1] = replace(out[-1])
+    return out
+
+
 @dataclass
 class PathPoint:
     """A resumable place on a path."""
@@ -63,6 +73,15 @@ class PathPoint:
     user_site: SourceLoc | None = None
     stopped: bool = False  # ``stop`` held at its statement: going on runs that statement first
     unwound: str = ""  # the choice that led here went past a loop or recursion bound: the path is cut
+    # How many choices on the way here had another option that could have made the
+    # same decisions (a sub-condition of ``a || b``, a callee), and the letters the
+    # options not taken since the last decision could make (None: not yet known).
+    # No forks: every path making this point's decisions passes through it.
+    route: tuple[int, tuple[bool | None, ...]] = (0, ())
+
+    @property
+    def forks(self) -> int:
+        return self.route[0]
 
     def at(self) -> SourceLoc | None:
         if not self.stack:
@@ -119,6 +138,23 @@ class _Choice:
 
 Stop = Callable[[object], bool]
 
+MAX_STORED_POINTS = 4096  # points a ``follow`` may resume from (each holds a state)
+
+
+def _route(route: tuple[int, tuple[bool | None, ...]], choice: _Choice, i: int) -> tuple[int, tuple[bool | None, ...]]:
+    """``PathPoint.route`` after taking option i of ``choice``: a fork is counted when
+    a letter is made that an option not taken since the last letter could have made
+    too (``m < 0 || m > M`` decided false has none: both options not taken make true)."""
+    forks, pending = route
+    if choice.kind != "decision":
+        return forks + (len(choice.options) > 1), pending
+    a = choice.letters[i]
+    pending = pending + tuple(b for j, ((_, c), b) in enumerate(zip(choice.options, choice.letters))
+                              if j != i and not z3.is_false(c))
+    if a is None:
+        return forks, pending
+    return forks + any(b is None or b == a for b in pending), ()
+
 
 class _Unwound(Exception):
     """A call went past the recursion bound (the path is cut)."""
@@ -134,12 +170,12 @@ class PathExplorer:
         self.target: PathTarget = sem.target
         self.opt = options or PathOptions()
         self.library = MergedUnwinding(sem, UnwindOptions(bound=self.opt.library_bound))
-        self.trail: list[PathPoint] = []  # the points of the path the solver is on, by depth
+        # The points after each choice, by their decisions (a trie: True/False children,
+        # "p" the last point stored there, "s" the last with no fork on its route), so a
+        # word resumes from the deepest point on its prefix, on any path explored.
+        self._trie: dict = {}
+        self._stored = 0
         self.infeasible: set[tuple[bool, ...]] = set()
-        # Whether a decision sequence names one route through the program: not so once
-        # a condition is one letter over several branches, or a call has several callees
-        # (then a route's infeasible prefix says nothing of the sequence's other routes).
-        self._one_route = self.opt.split_conditions
         self.root: PathPoint | None = None
 
     # ---------------------------------------------------------------- start
@@ -162,7 +198,8 @@ class PathExplorer:
         st = self._commit(st)
         point = self._point(st, [Cursor(frame, call_loc=proc.loc)], (), ())
         self.root = point
-        self.trail = [point]
+        self._trie, self._stored = {}, 0
+        self._remember(point)
         return point
 
     # ---------------------------------------------------------------- queries
@@ -173,20 +210,43 @@ class PathExplorer:
         (the program ended first: ``word`` is no decision sequence of it),
         ``infeasible``, ``limit``, ``unknown``."""
         word = tuple(bool(b) for b in word)
-        for k in range(len(word) + 1):
-            if word[:k] in self.infeasible:
-                return PathEnd("infeasible", word[:k])
+        if self.infeasible:
+            for k in range(len(word) + 1):
+                if word[:k] in self.infeasible:
+                    return PathEnd("infeasible", word[:k])
         if self.root is None:
             self.start()
-        # Resume from the deepest point of the current trail on the word's prefix.
-        base = self.root
-        for p in self.trail:
-            if not self.target.on_path(p.node):
+        # Resume from the deepest point stored on the word's prefix; if the word is not
+        # found from there, from the deepest one every path making its decisions passes
+        # through.
+        if self.opt.eager:
+            # First one route, one question at its end: most words asked are members
+            # (prefixes of runs, their extensions); the others are asked again, each
+            # decision on the way asked (pruned at the first infeasible one).
+            end = self._follow(word, eager=False, first_only=True)
+            if end.status == "word" or (end.status == "infeasible" and word in self.infeasible):
+                return end
+        return self._follow(word, eager=self.opt.eager)
+
+    def _follow(self, word: tuple[bool, ...], eager: bool, first_only: bool = False) -> PathEnd:
+        base = sure = self.root
+        assert base is not None
+        t: dict | None = self._trie
+        for k in range(len(word) + 1):
+            assert t is not None
+            base, sure = t.get("p", base), t.get("s", sure)
+            if k == len(word):
                 break
-            if len(p.decisions) <= len(word) and word[:len(p.decisions)] == p.decisions:
-                base = p
-            else:
+            t = t.get(word[k])
+            if t is None:
                 break
+        if base is not self.root and len(base.decisions) == len(word):
+            # A point right after the word's decisions (going on from it, the run may
+            # end before another decision: an error, an exit).
+            self._restore(base)
+            end = self._confirmed(PathEnd("word", base.decisions, base.decision_ids, base))
+            if end.status == "word":
+                return end
         want = word
 
         def choose(choice: _Choice, point: PathPoint) -> list[int]:
@@ -197,24 +257,47 @@ class PathExplorer:
                 return [i for i, a in enumerate(choice.letters) if a is None or a == want[k]]
             return list(range(len(choice.options)))
 
-        end = self._first(base, choose, word)
-        if end.status != "word" and base is not self.root and not self._one_route:
-            # A point of the last path was reached by one route through the program; the
-            # word may need another (a condition's other branches, another callee).
-            end = self._first(self.root, choose, word)
+        end = self._first(base, choose, word, eager, first_only)
+        if first_only:
+            return end
+        if end.status != "word" and base is not sure:
+            # ``base`` was reached by one route through the program; the word may need
+            # another (a condition's other branches, another callee).
+            end = self._first(sure, choose, word, eager)
         if end.status == "infeasible":
             self.infeasible.add(word)
         return end
 
-    def _first(self, base: PathPoint, choose, word: tuple[bool, ...]) -> PathEnd:
-        """The first path from ``base`` that makes ``word``'s decisions (or ends with them)."""
+    def _first(self, base: PathPoint, choose, word: tuple[bool, ...], eager: bool,
+               first_only: bool = False) -> PathEnd:
+        """The first path from ``base`` that makes ``word``'s decisions (or ends with
+        them); ``first_only``: what the first route tried comes to."""
         n = len(word)
-        for end in self._search(base, choose, stop=None, until=n):
+        for end in self._search(base, choose, stop=None, until=n, eager=eager):
+            if end.status in ("exit", "word"):
+                end = self._confirmed(end)
             if end.status == "exit" and len(end.decisions) == n:
                 return replace(end, status="word")  # a whole run's decisions: a member too
-            if end.status != "infeasible":
+            if end.status != "infeasible" or first_only:
                 return end
         return PathEnd("infeasible", word)
+
+    def _confirmed(self, end: PathEnd) -> PathEnd:
+        """``end`` if its path is feasible. Without ``eager`` the decisions on the way
+        were not asked; either way a condition met after the last choice (an
+        assumption, a callee's guard) is still in the state's guard."""
+        guard = end.point.state.guard if end.point is not None else z3.BoolVal(True)
+        pending = not z3.is_true(guard)
+        if not pending and end.point is not None and end.point.node.known_sat:
+            return end
+        if end.point is not None:
+            self._restore(end.point)
+        r = self.target.check([guard] if pending else None)
+        if r == z3.unsat:
+            return PathEnd("infeasible", end.decisions, end.decision_ids)
+        if r == z3.unknown:
+            return PathEnd("unknown", end.decisions, end.decision_ids, reason="solver returned unknown")
+        return end
 
     def explore(self, point: PathPoint | None = None, stop: Stop | None = None,
                 max_decisions: int | None = None) -> Iterator[PathEnd]:
@@ -228,7 +311,7 @@ class PathExplorer:
         def choose(choice: _Choice, p: PathPoint) -> list[int]:
             return list(range(len(choice.options)))
 
-        yield from self._search(point, choose, stop, until, limit_is_end=True)
+        yield from self._search(point, choose, stop, until, limit_is_end=True, eager=self.opt.eager)
 
     def guided(self, point: PathPoint, pick: Callable[[list[z3.BoolRef]], int],
                stop: Stop | None = None) -> PathEnd:
@@ -239,7 +322,7 @@ class PathExplorer:
         def choose(choice: _Choice, p: PathPoint) -> list[int]:
             return [pick([c for _, c in choice.options])]
 
-        for end in self._search(point, choose, stop, None):
+        for end in self._search(point, choose, stop, None, eager=self.opt.eager):
             return end
         return PathEnd("infeasible", point.decisions, point.decision_ids)
 
@@ -249,13 +332,13 @@ class PathExplorer:
         and writes, whose meaning depends on the stream position only it knows)."""
         self._restore(point)
         st = point.state.copy()
-        stack = [replace(c) for c in point.stack]
+        stack = _owned(point.stack)
         cur = stack[-1]
         s = cur.frame.proc.blocks[cur.block].stmts[cur.index]
         assert isinstance(s, Call)
         self.sem.call_result(cur.frame, s, st, s.callee or "", value)
         cur.index += 1
-        return self._point(st, stack, point.decisions, point.decision_ids, point.statements + 1)
+        return self._point(st, stack, point.decisions, point.decision_ids, point.statements + 1, point.route)
 
     def call_args(self, point: PathPoint) -> list[SVal]:
         """The arguments of the call ``point`` stopped before."""
@@ -265,20 +348,16 @@ class PathExplorer:
         assert isinstance(s, Call)
         return self.sem.call_args(point.state.copy(), s)
 
-    def condition(self, end: PathEnd) -> list[z3.BoolRef]:
-        """The path condition of ``end``'s point, as constraints (valid while the
-        solver is still on that path)."""
-        return list(self.target.solver.assertions())
-
     def model(self) -> z3.ModelRef | None:
         return self.target.solver.model() if self._sat() else None
 
     # ---------------------------------------------------------------- search
 
     def _search(self, point: PathPoint, choose, stop: Stop | None, until: int | None,
-                limit_is_end: bool = False) -> Iterator[PathEnd]:
+                limit_is_end: bool = False, eager: bool = True) -> Iterator[PathEnd]:
         """Depth first from ``point`` (an explicit stack: paths may make thousands of
-        decisions)."""
+        decisions). ``eager``: ask the solver at every choice (else at callee choices
+        and the last decision only)."""
         work: list[tuple] = [("run", point)]
         while work:
             item = work.pop()
@@ -298,7 +377,7 @@ class PathExplorer:
                         work.append(("take", choice, at, i))
                 continue
             _, choice, at, i = item
-            label, cond = choice.options[i]
+            cond = choice.options[i][1]
             letter = choice.letters[i] if choice.kind == "decision" else None
             self._restore(at)
             self.target.push()
@@ -310,32 +389,33 @@ class PathExplorer:
                 ids = at.decision_ids + (choice.decision_id,)
             else:
                 decisions, ids = at.decisions, at.decision_ids
-            nxt = self._advance_choice(at, choice, label, st, decisions, ids)
+            nxt = self._advance_choice(at, choice, i, st, decisions, ids)
             if nxt.unwound:
                 yield PathEnd("unwound", decisions, ids, nxt, reason=nxt.unwound)
                 continue
-            self.trail = [q for q in self.trail if self.target.on_path(q.node) and q.node.depth < nxt.node.depth]
-            self.trail.append(nxt)
             last = letter is not None and until is not None and len(decisions) >= until
-            if not z3.is_true(cond) and (self.opt.eager or choice.kind != "decision" or last):
+            if not z3.is_true(cond) and (eager or choice.kind != "decision" or last):
                 r = self.target.check()
                 if r == z3.unsat:
-                    if letter is not None and self._one_route:
+                    if letter is not None and nxt.forks == 0:
                         self.infeasible.add(decisions)
                     yield PathEnd("infeasible", decisions, ids)
                     continue
                 if r == z3.unknown:
                     yield PathEnd("unknown", decisions, ids, reason="solver returned unknown")
                     continue
+            self._remember(nxt)  # feasible, or not asked (not ``eager``)
             if last:  # a membership path ends right after its last decision
                 yield PathEnd("limit" if limit_is_end else "word", decisions, ids, nxt,
                               reason="decision bound" if limit_is_end else "")
                 continue
             work.append(("run", nxt))
 
-    def _advance_choice(self, at: PathPoint, choice: _Choice, label, st: State,
+    def _advance_choice(self, at: PathPoint, choice: _Choice, i: int, st: State,
                         decisions: tuple[bool, ...], ids: tuple[str, ...]) -> PathPoint:
-        stack = [replace(c) for c in at.stack]
+        label = choice.options[i][0]
+        route = _route(at.route, choice, i)
+        stack = _owned(at.stack)
         cur = stack[-1]
         if choice.kind == "decision":
             t = cur.frame.proc.blocks[cur.block].term
@@ -343,7 +423,7 @@ class PathExplorer:
             src, dst = cur.block, (t.then if label else t.else_)
             cut = self._loop(cur, src, dst, st)
             cur.block, cur.index = dst, 0
-            return replace(self._point(st, stack, decisions, ids, at.statements), unwound=cut)
+            return replace(self._point(st, stack, decisions, ids, at.statements, route), unwound=cut)
         # A callee chosen: the call statement runs with that function.
         self._set_frames(stack)
         blk = cur.frame.proc.blocks[cur.block]
@@ -352,8 +432,8 @@ class PathExplorer:
         try:
             st, stack = self._call(stack, cur.frame, s, st, str(label), choice.args)
         except _Unwound as e:
-            return replace(self._point(st, stack, decisions, ids, at.statements + 1), unwound=str(e))
-        return self._point(st, stack, decisions, ids, at.statements + 1)
+            return replace(self._point(st, stack, decisions, ids, at.statements + 1, route), unwound=str(e))
+        return self._point(st, stack, decisions, ids, at.statements + 1, route)
 
     def _loop(self, cur: Cursor, src: int, dst: int, st: State) -> str:
         """Count a jump ``src -> dst`` of ``cur``'s activation; a back edge past the loop
@@ -379,7 +459,7 @@ class PathExplorer:
         the ``PathEnd`` that came first."""
         sem = self.sem
         st = point.state.copy()
-        stack = [replace(c) for c in point.stack]
+        stack = _owned(point.stack)
         decisions, ids = point.decisions, point.decision_ids
         count = point.statements
         first = point.stopped
@@ -390,7 +470,7 @@ class PathExplorer:
             if cur.index < len(blk.stmts):
                 s = blk.stmts[cur.index]
                 if stop is not None and not first and stop(s):
-                    here = replace(self._point(st, stack, decisions, ids, count), stopped=True)
+                    here = replace(self._point(st, stack, decisions, ids, count, point.route), stopped=True)
                     return PathEnd("stopped", decisions, ids, here)
                 first = False
                 count += 1
@@ -400,9 +480,8 @@ class PathExplorer:
                     args = sem.call_args(st, s)
                     callees = sem.callees(st, s)
                     if len(callees) > 1:
-                        self._one_route = False
                         return (_Choice("callee", [(n, c) for n, c in callees], args=args),
-                                self._point(st, stack, decisions, ids, count - 1))
+                                self._point(st, stack, decisions, ids, count - 1, point.route))
                     if not callees:
                         return PathEnd("infeasible", decisions, ids, reason="call through an invalid pointer")
                     name, cond = callees[0]
@@ -412,7 +491,7 @@ class PathExplorer:
                     try:
                         st, stack = self._call(stack, cur.frame, s, st, name, args)
                     except _Unwound as e:
-                        return PathEnd("unwound", decisions, ids, self._point(st, stack, decisions, ids, count),
+                        return PathEnd("unwound", decisions, ids, self._point(st, stack, decisions, ids, count, point.route),
                                        reason=str(e))
                 else:
                     cur.index += 1
@@ -426,12 +505,12 @@ class PathExplorer:
             if isinstance(t, Goto):
                 cut = self._loop(cur, cur.block, t.target, st)
                 if cut:
-                    return PathEnd("unwound", decisions, ids, self._point(st, stack, decisions, ids, count),
+                    return PathEnd("unwound", decisions, ids, self._point(st, stack, decisions, ids, count, point.route),
                                    reason=cut)
                 cur.block, cur.index = t.target, 0
             elif isinstance(t, Branch):
                 if until is not None and len(decisions) >= until:
-                    return PathEnd("word", decisions, ids, self._point(st, stack, decisions, ids, count))
+                    return PathEnd("word", decisions, ids, self._point(st, stack, decisions, ids, count, point.route))
                 if len(decisions) >= self.opt.max_decisions:
                     return PathEnd("limit", decisions, ids, reason=f"{self.opt.max_decisions} decisions")
                 c = sem.decision(cur.frame, st, t)
@@ -439,7 +518,7 @@ class PathExplorer:
                     dst = t.then if z3.is_true(c) else t.else_
                     cut = self._loop(cur, cur.block, dst, st)
                     if cut:
-                        return PathEnd("unwound", decisions, ids, self._point(st, stack, decisions, ids, count),
+                        return PathEnd("unwound", decisions, ids, self._point(st, stack, decisions, ids, count, point.route),
                                        reason=cut)
                     cur.block, cur.index = dst, 0
                     continue
@@ -449,22 +528,24 @@ class PathExplorer:
                 return (_Choice("decision", [(True, c), (False, neg)],
                                 t.decision_id if split or not t.source_id else t.source_id,
                                 letters=(True, False) if split else t.outcome),
-                        self._point(st, stack, decisions, ids, count))
+                        self._point(st, stack, decisions, ids, count, point.route))
             elif isinstance(t, Return):
                 ret = sem.return_value(st, t)
                 done = stack.pop()
+                if stack:
+                    stack[-1] = replace(stack[-1])  # the caller's cursor goes on: our own copy
                 sem.leave(done.frame)
                 sem.returned(done.frame, st, done.call_loc or t.loc)
                 if not stack:
                     sem.end(st, done.frame.proc)
-                    return PathEnd("exit", decisions, ids, self._point(st, stack, decisions, ids, count))
+                    return PathEnd("exit", decisions, ids, self._point(st, stack, decisions, ids, count, point.route))
                 caller = stack[-1]
                 self._set_frames(stack)
                 assert done.call is not None
                 sem.call_result(caller.frame, done.call, st, done.frame.proc.name, ret)
             elif isinstance(t, Exit):
                 sem.exit(cur.frame, st, t)
-                return PathEnd("exit", decisions, ids, self._point(st, [], decisions, ids, count))
+                return PathEnd("exit", decisions, ids, self._point(st, [], decisions, ids, count, point.route))
         return PathEnd("exit", decisions, ids)
 
     def _call(self, stack: list[Cursor], frame: Frame, s: Call, st: State, name: str,
@@ -501,10 +582,22 @@ class PathExplorer:
             st = st.copy(z3.BoolVal(True))
         return st
 
-    def _point(self, st: State, stack: list[Cursor], decisions, ids, count: int = 0) -> PathPoint:
+    def _point(self, st: State, stack: list[Cursor], decisions, ids, count: int = 0,
+               route: tuple[int, tuple[bool | None, ...]] = (0, ())) -> PathPoint:
         sem = self.sem
-        return PathPoint(st.copy(), [replace(c) for c in stack], self.target.node, decisions, ids, count,
-                         (sem.stack_alloc.cur, sem.heap_alloc.cur), sem.user_site)
+        return PathPoint(st.copy(), list(stack), self.target.node, decisions, ids, count,
+                         (sem.stack_alloc.cur, sem.heap_alloc.cur), sem.user_site, route=route)
+
+    def _remember(self, p: PathPoint) -> None:
+        if self._stored >= MAX_STORED_POINTS:  # a point holds a state: start afresh
+            self._trie, self._stored = {}, 0
+        t = self._trie
+        for d in p.decisions:
+            t = t.setdefault(d, {})
+        t["p"] = p
+        if p.route == (0, ()):
+            t["s"] = p
+        self._stored += 1
 
     def _restore(self, point: PathPoint) -> None:
         """Put the solver and the semantics back where ``point`` was."""

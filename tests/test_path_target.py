@@ -1,0 +1,70 @@
+"""The path target's solver follows the tree of frames lazily (pushes only when a
+question is asked, a frame per 32 nodes, constraints added again after a pop): every
+answer equals a fresh solver's on the current path's constraints, and the last
+answer is reused only while nothing was added."""
+
+from __future__ import annotations
+
+import random
+
+import z3
+
+from tracelearn.semantics.targets import FRAME_NODES, PathTarget
+
+
+def test_answers_equal_a_fresh_solvers_on_the_current_path():
+    x, y = z3.BitVecs("x y", 8)
+    atoms = [x > 3, x < 100, y == x + 1, y != 7, x & 1 == 0, y < 20, x == 5, y > x, x + y == 12,
+             z3.ULT(x, 200), y == 2 * x, x != 6]
+    sats = unsats = reused = 0
+    for seed in range(12):
+        rng = random.Random(seed)
+        t = PathTarget()
+        nodes = [t.node]
+        for _ in range(400):
+            op = rng.random()
+            if op < 0.35:
+                nodes.append(t.push())
+            elif op < 0.5:
+                t.constrain(rng.choice(atoms))
+            elif op < 0.8:
+                t.goto(rng.choice(nodes[:max(1, len(nodes) // 3)] if rng.random() < 0.5 else nodes))
+            else:
+                r = t.check()
+                calls = t.calls
+                fresh = z3.Solver()
+                fresh.add(*[c for n in t.nodes for c in n.constraints])
+                assert r == fresh.check()
+                assert t.eq.constraints == [c for n in t.nodes for c in n.constraints]
+                if r == z3.sat:
+                    sats += 1
+                    m = t.solver.model()
+                    assert all(z3.is_true(m.eval(c, model_completion=True)) for n in t.nodes for c in n.constraints)
+                    assert t.node.known_sat
+                else:
+                    unsats += 1
+                if rng.random() < 0.3:  # nothing added: the same answer, no solver call
+                    assert t.check() == r and t.calls == calls
+                    reused += 1
+    assert sats > 50 and unsats > 30 and reused > 20, (sats, unsats, reused)
+
+
+def test_a_deep_path_costs_a_push_per_frame_of_nodes_not_per_node():
+    x = z3.BitVec("x", 16)
+    t = PathTarget()
+    for i in range(10 * FRAME_NODES):
+        t.push()
+        t.constrain(x != i)
+    assert t.check() == z3.sat
+    assert 9 <= t.solver.num_scopes() <= 11  # a frame per 32 nodes, not one per node
+    # back to the middle: only the frames below it go, then its nodes are added again
+    mid = t.nodes[5 * FRAME_NODES + 3]
+    t.goto(mid)
+    t.push()
+    t.constrain(x == 5 * FRAME_NODES + 1)
+    assert t.check() == z3.unsat  # x != 161 is on the path
+    t.goto(mid)
+    t.push()
+    t.constrain(x == 10 * FRAME_NODES + 1)
+    assert t.check() == z3.sat
+    assert len(t.solver.assertions()) == 5 * FRAME_NODES + 3 + 1
