@@ -281,3 +281,26 @@ int main(void) {
         teacher.equivalent(nothing)
     assert found.value.found_by == "sampling"
     assert found.value.counterexample.replay["status"] == "confirmed"
+
+
+def test_an_alarm_on_the_way_out_of_the_time_limit_keeps_the_finished_verdict(tmp_path, monkeypatch):
+    """The time limit's alarm can land in z3's code as the work ends and be raised at
+    the next line of ours: the last line of the guarded block. The verdict stands (it
+    used to escape ``pac_file`` as an exception, losing the result)."""
+    import importlib
+    from contextlib import contextmanager
+
+    from tracelearn.api.deadline import CommandTimeout
+
+    api = importlib.import_module("tracelearn.api.pac")  # the module (the package exports a function of its name)
+
+    @contextmanager
+    def late_alarm(seconds):
+        yield
+        raise CommandTimeout
+
+    monkeypatch.setattr(api, "watchdog", late_alarm)
+    path = tmp_path / "bug.c"
+    path.write_text(BUG_LOOP)
+    run = api.pac_file(str(path), timeout=60)
+    assert run.doc["verdict"] == "bug" and run.doc["witness"]["replay"]["status"] == "confirmed"

@@ -16,7 +16,7 @@ import sys
 import threading
 from contextlib import contextmanager
 from types import FrameType
-from typing import Iterator
+from typing import Callable, Iterator
 
 GRACE_S = 0.25  # the cooperative path normally answers first; this is the backstop
 _Z3_DIR = os.sep + "z3" + os.sep
@@ -35,10 +35,15 @@ def _ignore_new_frames(frame: FrameType, event: str, arg: object) -> None:
     return None  # only the frame given a local trace function is traced
 
 
-def raise_at_next_line(frame: FrameType) -> None:
-    """``CommandTimeout`` at ``frame``'s next line, or in its caller if it returns first."""
+def raise_at_next_line(frame: FrameType, live: Callable[[], bool] = lambda: True) -> None:
+    """``CommandTimeout`` at ``frame``'s next line, or in its caller if it returns first;
+    nothing once ``live()`` is false (the guarded block has ended)."""
 
     def local(f: FrameType, event: str, arg: object):  # noqa: ANN202 - a trace function
+        if not live():
+            f.f_trace = None
+            sys.settrace(None)
+            return None
         if event == "return" and f.f_back is not None:
             f.f_back.f_trace = local  # it returned first: its caller's next line
             return None
@@ -59,7 +64,11 @@ def watchdog(seconds: float) -> Iterator[None]:
         yield
         return
 
+    live = [True]
+
     def fire(signum, frame):  # noqa: ANN001 - signal handler signature
+        if not live[0]:
+            return
         if not in_z3(frame):
             raise CommandTimeout
         # Inside z3's Python wrappers an exception can fall between creating a term
@@ -70,13 +79,14 @@ def watchdog(seconds: float) -> Iterator[None]:
             caller = caller.f_back
         if caller is None:
             raise CommandTimeout
-        raise_at_next_line(caller)
+        raise_at_next_line(caller, lambda: live[0])
 
     old = signal.signal(signal.SIGALRM, fire)
     signal.setitimer(signal.ITIMER_REAL, seconds + GRACE_S)
     try:
         yield
     finally:
+        live[0] = False  # a raise waiting for a line of the caller's is dropped with the block
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
         if sys.gettrace() is _ignore_new_frames:  # the time ran out on the way out

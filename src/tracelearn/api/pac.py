@@ -57,17 +57,20 @@ def pac_file(file: str, *, epsilon: float = 0.1, delta: float = 0.9, batch: int 
     opts = PacOptions(epsilon, delta, batch, learner, strategy, max_decisions, seed, split_conditions, PAC_KINDS)
     program: Program | None = None
     result = PacResult("unknown", opts)
-    with watchdog(timeout):
-        try:
+    finished = False
+    try:  # outside the time limit's block: a late alarm may still land on its last line
+        with watchdog(timeout):
             if progress:
                 progress("loading the program")
             program = load_program(file, dm, include, define or {}, entry=entry, checks=PAC_KINDS | DEFAULT_CHECKS,
                                    units=tuple(units or ()))
             opts.timeout = max(0.001, timeout - (time.perf_counter() - t0))
             verify(program, opts, progress, result)
-        except (CommandTimeout, ctypes.ArgumentError) as e:
-            if isinstance(e, ctypes.ArgumentError) and "CommandTimeout" not in repr(e):
-                raise  # z3 wraps an exception raised inside its callbacks; only ours is a timeout
+            finished = True
+    except (CommandTimeout, ctypes.ArgumentError) as e:
+        if isinstance(e, ctypes.ArgumentError) and "CommandTimeout" not in repr(e):
+            raise  # z3 wraps an exception raised inside its callbacks; only ours is a timeout
+        if not finished:  # a finished verdict stands
             result.verdict, result.automaton, result.counterexample = "unknown", None, None
             result.reason = f"timeout ({timeout:g} s)" + ("" if program else " while loading the program")
             result.time = time.perf_counter() - t0
@@ -108,8 +111,8 @@ def pac_reuse_file(file: str, model: str, prop: str, *, relearn: bool = True, ti
     result: ReuseResult | None = None
     program: Program | None = None
     first: list[ReuseResult] = []
-    with watchdog(timeout):
-        try:
+    try:  # outside the time limit's block: a late alarm may still land on its last line
+        with watchdog(timeout):
             if progress:
                 progress("loading the program")
             program = load_program(file, dm, include, define or {}, entry=o.get("entry", "main"),
@@ -120,16 +123,18 @@ def pac_reuse_file(file: str, model: str, prop: str, *, relearn: bool = True, ti
             opts.timeout = max(0.001, timeout - (time.perf_counter() - t0))
             result = check_model(program, DFA.from_dict(saved["automaton"]), parsed, opts, relearn, progress,
                                  first.append)
-        except (CommandTimeout, ctypes.ArgumentError) as e:
-            if isinstance(e, ctypes.ArgumentError) and "CommandTimeout" not in repr(e):
-                raise
-            if first:  # the model was refuted; the time ran out while learning it again
-                result = first[0]
-                result.reason += f"; timeout ({timeout:g} s) while learning it again"
-            else:
-                result = ReuseResult("unknown", parsed, f"timeout ({timeout:g} s)" + ("" if program else
-                                                                                  " while loading the program"))
-            result.time = time.perf_counter() - t0
+    except (CommandTimeout, ctypes.ArgumentError) as e:
+        if isinstance(e, ctypes.ArgumentError) and "CommandTimeout" not in repr(e):
+            raise
+        if result is not None:
+            pass  # it had finished: the alarm came on the way out
+        elif first:  # the model was refuted; the time ran out while learning it again
+            result = first[0]
+            result.reason += f"; timeout ({timeout:g} s) while learning it again"
+        else:
+            result = ReuseResult("unknown", parsed, f"timeout ({timeout:g} s)" + ("" if program else
+                                                                              " while loading the program"))
+        result.time = time.perf_counter() - t0
     return ReuseRun(pac_reuse_document(result, file, model, saved, dm), result, program)
 
 

@@ -56,8 +56,9 @@ def learn_filter_file(file: str, *, function: str, lookback: int | None = None, 
                         columns=columns)
     result = LearnResult(opts)
     differential = None
-    with watchdog(timeout + 5):
-        try:
+    finished = False
+    try:  # outside the time limit's block: a late alarm may still land on its last line
+        with watchdog(timeout + 5):
             if progress:
                 progress("loading the program")
             program = load_program(file, dm, include, define or {}, entry=function, checks=DEFAULT_CHECKS)
@@ -67,9 +68,11 @@ def learn_filter_file(file: str, *, function: str, lookback: int | None = None, 
                 if progress:
                     progress(f"comparing the transducer with the interpreter on {check} inputs")
                 differential = differential_check(file, function, el, result, check, seed, dm, include, define)
-        except (CommandTimeout, ctypes.ArgumentError) as e:
-            if isinstance(e, ctypes.ArgumentError) and "CommandTimeout" not in repr(e):
-                raise
+            finished = True
+    except (CommandTimeout, ctypes.ArgumentError) as e:
+        if isinstance(e, ctypes.ArgumentError) and "CommandTimeout" not in repr(e):
+            raise
+        if not finished:  # else the alarm came on the way out: the result stands
             result.complete = False
             result.reason = f"timeout ({timeout:g} s)"
     options = {"function": function, "lookback": lookback, "element": el.name, "max_depth": max_depth,

@@ -176,6 +176,7 @@ class PathExplorer:
         self._trie: dict = {}
         self._stored = 0
         self.infeasible: set[tuple[bool, ...]] = set()
+        self._dead: dict = {}  # the same, as a trie ("x": a word ends here): one walk per word
         self.root: PathPoint | None = None
 
     # ---------------------------------------------------------------- start
@@ -210,10 +211,13 @@ class PathExplorer:
         (the program ended first: ``word`` is no decision sequence of it),
         ``infeasible``, ``limit``, ``unknown``."""
         word = tuple(bool(b) for b in word)
-        if self.infeasible:
-            for k in range(len(word) + 1):
-                if word[:k] in self.infeasible:
-                    return PathEnd("infeasible", word[:k])
+        t = self._dead
+        for k in range(len(word) + 1):
+            if "x" in t:
+                return PathEnd("infeasible", word[:k])
+            if k == len(word) or word[k] not in t:
+                break
+            t = t[word[k]]
         if self.root is None:
             self.start()
         # Resume from the deepest point stored on the word's prefix; if the word is not
@@ -265,7 +269,7 @@ class PathExplorer:
             # another (a condition's other branches, another callee).
             end = self._first(sure, choose, word, eager)
         if end.status == "infeasible":
-            self.infeasible.add(word)
+            self._infeasible(word)
         return end
 
     def _first(self, base: PathPoint, choose, word: tuple[bool, ...], eager: bool,
@@ -398,7 +402,7 @@ class PathExplorer:
                 r = self.target.check()
                 if r == z3.unsat:
                     if letter is not None and nxt.forks == 0:
-                        self.infeasible.add(decisions)
+                        self._infeasible(decisions)
                     yield PathEnd("infeasible", decisions, ids)
                     continue
                 if r == z3.unknown:
@@ -587,6 +591,13 @@ class PathExplorer:
         sem = self.sem
         return PathPoint(st.copy(), list(stack), self.target.node, decisions, ids, count,
                          (sem.stack_alloc.cur, sem.heap_alloc.cur), sem.user_site, route=route)
+
+    def _infeasible(self, word: tuple[bool, ...]) -> None:
+        self.infeasible.add(word)
+        t = self._dead
+        for d in word:
+            t = t.setdefault(d, {})
+        t["x"] = True
 
     def _remember(self, p: PathPoint) -> None:
         if self._stored >= MAX_STORED_POINTS:  # a point holds a state: start afresh
