@@ -4,14 +4,15 @@ The strategy concolic testing, decision-vector membership (Pac-Man) and big-step
 symbolic execution between input reads (Sigma*) share. A path is a sequence of
 *choices*: the direction of each branch of the program's own code (a *decision*)
 and, where a call through a pointer may reach several functions, the callee. A
-``PathPoint`` is a resumable place on a path (state, call stack, solver depth);
-every choice pushes a frame of the ``PathTarget`` solver, so paths that share a
-prefix share its constraints, and going back to a prefix is a ``pop``.
+``PathPoint`` is a resumable place on a path (state, call stack, frame of the
+``PathTarget``); every choice opens a frame, so paths that share a prefix share its
+constraints, and going back to a prefix is moving up the tree of frames.
 
 - ``follow(word)`` decides whether a feasible path makes exactly the decisions of
-  ``word`` (and ends right after the last: prefix-closed, Pac-Man Sec. 6). Words
-  asked one after another reuse the longest common prefix of the last path (a trie
-  walked with push/pop); infeasible prefixes are remembered.
+  ``word`` (and ends right after the last: prefix-closed, Pac-Man Sec. 6). The
+  points of every path explored are kept in a trie by their decisions: a word
+  resumes from the deepest point on its prefix; infeasible prefixes are remembered
+  where the route to them is the only one.
 - ``explore(point, stop)`` enumerates, depth first, every feasible path from
   ``point`` until ``stop`` says so (e.g. before the next input read), the program
   ends, or a bound is reached: Sigma*'s big steps from a given state.
@@ -141,7 +142,10 @@ Stop = Callable[[object], bool]
 MAX_STORED_POINTS = 4096  # points a ``follow`` may resume from (each holds a state)
 
 
-def _route(route: tuple[int, tuple[bool | None, ...]], choice: _Choice, i: int) -> tuple[int, tuple[bool | None, ...]]:
+Route = tuple[int, tuple[bool | None, ...]]  # ``PathPoint.route``
+
+
+def _route(route: Route, choice: _Choice, i: int) -> Route:
     """``PathPoint.route`` after taking option i of ``choice``: a fork is counted when
     a letter is made that an option not taken since the last letter could have made
     too (``m < 0 || m > M`` decided false has none: both options not taken make true)."""
@@ -495,8 +499,8 @@ class PathExplorer:
                     try:
                         st, stack = self._call(stack, cur.frame, s, st, name, args)
                     except _Unwound as e:
-                        return PathEnd("unwound", decisions, ids, self._point(st, stack, decisions, ids, count, point.route),
-                                       reason=str(e))
+                        here = self._point(st, stack, decisions, ids, count, point.route)
+                        return PathEnd("unwound", decisions, ids, here, reason=str(e))
                 else:
                     cur.index += 1
                     st = sem.exec_stmt(cur.frame, s, st)
@@ -509,8 +513,8 @@ class PathExplorer:
             if isinstance(t, Goto):
                 cut = self._loop(cur, cur.block, t.target, st)
                 if cut:
-                    return PathEnd("unwound", decisions, ids, self._point(st, stack, decisions, ids, count, point.route),
-                                   reason=cut)
+                    here = self._point(st, stack, decisions, ids, count, point.route)
+                    return PathEnd("unwound", decisions, ids, here, reason=cut)
                 cur.block, cur.index = t.target, 0
             elif isinstance(t, Branch):
                 if until is not None and len(decisions) >= until:
@@ -522,8 +526,8 @@ class PathExplorer:
                     dst = t.then if z3.is_true(c) else t.else_
                     cut = self._loop(cur, cur.block, dst, st)
                     if cut:
-                        return PathEnd("unwound", decisions, ids, self._point(st, stack, decisions, ids, count, point.route),
-                                       reason=cut)
+                        here = self._point(st, stack, decisions, ids, count, point.route)
+                        return PathEnd("unwound", decisions, ids, here, reason=cut)
                     cur.block, cur.index = dst, 0
                     continue
                 split = self.opt.split_conditions
