@@ -304,3 +304,14 @@ def test_an_alarm_on_the_way_out_of_the_time_limit_keeps_the_finished_verdict(tm
     path.write_text(BUG_LOOP)
     run = api.pac_file(str(path), timeout=60)
     assert run.doc["verdict"] == "bug" and run.doc["witness"]["replay"]["status"] == "confirmed"
+
+
+def test_json_reader_gets_a_document_when_the_input_is_refused(tmp_path, capsys):
+    bad = tmp_path / "bad.c"
+    bad.write_text("int main(void) { return 0 }\n")
+    assert main(["pac", str(bad), "--json"]) == 2
+    out = capsys.readouterr()
+    doc = json.loads(out.out)
+    assert doc["command"] == "pac" and doc["error"]["kind"] == "ParseError"
+    assert doc["error"]["where"].startswith(str(bad) + ":1:")
+    assert "bad.c:1:" in out.err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -37,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
         return args.run(args)
     except TracelearnError as e:
         print(f"tracelearn: error: {e}", file=sys.stderr)
+        if getattr(args, "json", False):  # a reader of --json gets a document either way
+            print(json.dumps({"command": args.command, "error": {
+                "kind": type(e).__name__, "message": e.message, "where": e.where}}))
         return 2
     except BrokenPipeError:  # output piped into a command that stopped reading
         return 0
