@@ -89,8 +89,6 @@ def main() -> int:
         print(table(rows, ["program", "normal s", "normal Σ|x|", "l", "greedy s", "greedy Σ|x|", "l",
                            "optimal s", "optimal Σ|x|", "l", "replay"]))
     if explain_row is not None:
-        from tracelearn.analyses.causes import explain
-
         path, _ = explain_row
         program = load_program(path)
         res = check(program, CheckOptions(checks=ASSERTS))
