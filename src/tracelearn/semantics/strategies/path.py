@@ -50,6 +50,10 @@ class Cursor:
     loops: dict[tuple[int, int], int] = field(default_factory=dict)  # back edge -> times taken (replaced, never mutated)
 
 
+# ``PathPoint.route``: forks on the way, and the letters of the options not taken since the last decision
+Route = tuple[int, tuple[bool | None, ...]]
+
+
 def _owned(stack: list[Cursor]) -> list[Cursor]:
     """``stack`` to run on: a new list whose top cursor is a copy. Points share the
     cursors below (a deep recursion copied whole at every choice made following a
@@ -78,7 +82,7 @@ class PathPoint:
     # same decisions (a sub-condition of ``a || b``, a callee), and the letters the
     # options not taken since the last decision could make (None: not yet known).
     # No forks: every path making this point's decisions passes through it.
-    route: tuple[int, tuple[bool | None, ...]] = (0, ())
+    route: Route = (0, ())
 
     @property
     def forks(self) -> int:
@@ -140,9 +144,6 @@ class _Choice:
 Stop = Callable[[object], bool]
 
 MAX_STORED_POINTS = 4096  # points a ``follow`` may resume from (each holds a state)
-
-
-Route = tuple[int, tuple[bool | None, ...]]  # ``PathPoint.route``
 
 
 def _route(route: Route, choice: _Choice, i: int) -> Route:
@@ -591,7 +592,7 @@ class PathExplorer:
         return st
 
     def _point(self, st: State, stack: list[Cursor], decisions, ids, count: int = 0,
-               route: tuple[int, tuple[bool | None, ...]] = (0, ())) -> PathPoint:
+               route: Route = (0, ())) -> PathPoint:
         sem = self.sem
         return PathPoint(st.copy(), list(stack), self.target.node, decisions, ids, count,
                          (sem.stack_alloc.cur, sem.heap_alloc.cur), sem.user_site, route=route)
