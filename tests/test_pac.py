@@ -116,6 +116,25 @@ def test_interpreter_vectors_are_members_of_the_path_strategy(tmp_path, split):
     assert len(branches) - len(grouped) >= 4 * 2  # 4 iterations, two extra branches each
 
 
+@pytest.mark.parametrize("text", [CONDITIONS, SAFE_RECURSIVE, BUG_LOOP])
+def test_values_carried_as_terms_answer_as_named_values_do(tmp_path, text):
+    """PAC's paths carry small values as terms (``name_values`` off), not as SSA
+    constants defined equal to them: every word up to 8 decisions gets the same
+    answer either way."""
+    program = _prepared(_load(tmp_path, "p", text))
+    named = _explorer(program)
+    terms = PathExplorer(SymbolicSemantics(program, SemanticsOptions(name_values=False), PathTarget()),
+                         PathOptions(split_conditions=False))
+    statuses = []
+    for n in range(9):
+        for w in itertools.product((False, True), repeat=n):
+            a, b = named.follow(w), terms.follow(w)
+            assert a.status == b.status, (w, a.status, b.status)
+            statuses.append(a.status)
+    assert {"word", "infeasible"} <= set(statuses)
+    assert sum(len(n.constraints) for n in terms.target.nodes) < sum(len(n.constraints) for n in named.target.nodes)
+
+
 def _brute_force_errors(ra: RecursiveAutomaton, n: int, depth: int = 12) -> set[tuple[str, ...]]:
     """Words of length <= n with a prefix reaching an error (explicit configurations)."""
     found: set[tuple[str, ...]] = set()

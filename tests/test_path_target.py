@@ -1,7 +1,9 @@
 """The path target's solver follows the tree of frames lazily (pushes only when a
 question is asked, a frame per 32 nodes, constraints added again after a pop): every
 answer equals a fresh solver's on the current path's constraints, and the last
-answer is reused only while nothing was added."""
+answer is reused only while nothing was added; the last model answers a deeper
+question only if it satisfies what was added (and holds no more once a constraint
+lands above its node)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ def test_answers_equal_a_fresh_solvers_on_the_current_path():
     x, y = z3.BitVecs("x y", 8)
     atoms = [x > 3, x < 100, y == x + 1, y != 7, x & 1 == 0, y < 20, x == 5, y > x, x + y == 12,
              z3.ULT(x, 200), y == 2 * x, x != 6]
-    sats = unsats = reused = 0
+    sats = unsats = reused = by_model = 0
     for seed in range(12):
         rng = random.Random(seed)
         t = PathTarget()
@@ -38,7 +40,7 @@ def test_answers_equal_a_fresh_solvers_on_the_current_path():
                 assert t.eq.constraints == [c for n in t.nodes for c in n.constraints]
                 if r == z3.sat:
                     sats += 1
-                    m = t.solver.model()
+                    m = t.model()
                     assert all(z3.is_true(m.eval(c, model_completion=True)) for n in t.nodes for c in n.constraints)
                     assert t.node.known_sat
                 else:
@@ -46,7 +48,8 @@ def test_answers_equal_a_fresh_solvers_on_the_current_path():
                 if rng.random() < 0.3:  # nothing added: the same answer, no solver call
                     assert t.check() == r and t.calls == calls
                     reused += 1
-    assert sats > 50 and unsats > 30 and reused > 20, (sats, unsats, reused)
+        by_model += t.by_model
+    assert sats > 50 and unsats > 30 and reused > 20 and by_model > 20, (sats, unsats, reused, by_model)
 
 
 def test_a_deep_path_costs_a_push_per_frame_of_nodes_not_per_node():
@@ -68,3 +71,27 @@ def test_a_deep_path_costs_a_push_per_frame_of_nodes_not_per_node():
     t.constrain(x == 10 * FRAME_NODES + 1)
     assert t.check() == z3.sat
     assert len(t.solver.assertions()) == 5 * FRAME_NODES + 3 + 1
+
+
+def test_definitions_read_back_stay_exact_when_a_frame_above_gains_one():
+    """Sigma*'s reading of terms over the inputs caches each frame's definitions; a
+    frame with children that gains a definition afterwards makes the caches below stale."""
+    from tracelearn.semantics.strategies.bigstep import Definitions
+    inp = z3.BitVec("in", 8)
+    a, b, c = z3.BitVecs("a#1 b#1 c#1", 8)
+    t = PathTarget()
+    defs = Definitions(t)
+    t.push()
+    t.constrain(a == inp + 1)
+    top = t.node
+    for _ in range(50):
+        t.push()
+    t.constrain(b == a * 2)
+    deep = t.node
+    assert z3.simplify(defs.expand(b, deep) - (inp + 1) * 2) == 0
+    t.goto(top)
+    t.constrain(c == inp)  # a frame with children gains a definition
+    t.goto(deep)
+    assert t.epoch == 1
+    assert z3.eq(defs.expand(c, deep), inp)  # seen from below: the cache was not reused
+    assert len(defs.of(deep)) == 3

@@ -132,7 +132,7 @@ class PathsEncoding(Encoding):
             # The prefix's word is fixed and it can fail: a selector, the word, and the
             # inputs of one failing run (the path's own model) are all the teacher needs,
             # none of the path's definitions.
-            model = target.solver.model()
+            model = target.model()
             for x in before:
                 if x.kind == "input" and x.ssa is not None:
                     eq.steps.append(replace(x, guard=sel, ssa=model.eval(x.ssa, model_completion=True)))

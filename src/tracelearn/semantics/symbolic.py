@@ -56,6 +56,10 @@ class Target(Protocol):
     def approximation(self, why: str) -> None: ...
 
 
+# The largest term (in nodes) a single path carries unnamed with ``name_values`` off.
+INLINE_NODES = 12
+
+
 @dataclass
 class SemanticsOptions:
     max_steps: int = 2_000_000  # steps derived before giving up (unknown)
@@ -70,6 +74,11 @@ class SemanticsOptions:
     # states share it instead of copying the term. A single path is better off with the
     # term itself, where a read of bytes it wrote simplifies to their value.
     name_memory: bool = True
+    # Name each value assigned (an SSA constant defined equal to it), as the merged
+    # equation needs. A single path may carry a small term itself instead (``x - 3``,
+    # not ``n#2`` with ``n#2 == n#1 - 1`` and ``n#1 == x - 2``): no definition for the
+    # solver to take in, and a condition on it is one on the inputs (KLEE's way).
+    name_values: bool = True
 
 
 @dataclass
@@ -135,6 +144,19 @@ class SymbolicSemantics(IRVisitor):
         sym = z3.Const(name, term.sort())
         self.constrain(sym == term)
         return sym
+
+    def _inline(self, term: z3.ExprRef) -> bool:
+        """With ``name_values`` off, is ``term`` kept as it is, not named: at most
+        INLINE_NODES nodes."""
+        if self.opt.name_values:
+            return False
+        work, n = [term], 0
+        while work:
+            n += 1
+            if n > INLINE_NODES:
+                return False
+            work.extend(work.pop().children())
+        return True
 
     def step(self, s: Step) -> None:
         if self.user_site is not None:  # inside a library model: the user's call site
@@ -283,6 +305,10 @@ class SymbolicSemantics(IRVisitor):
         of the trace, but a value the explanation can name."""
         name = self.fresh_name(f"{proc.name}::{p.display}")
         term = _simp(a.term)
+        if self._inline(term):
+            self.step(Step("param", st.guard, loc, proc.name, lhs=p.display, ssa=term, type=p.type, name=name,
+                           var=f"{proc.name}::{p.name}", hidden=True, args=[term]))
+            return SVal(term, a.pts)
         sym = z3.Const(name, term.sort())
         self.constrain(sym == term)
         self.step(Step("param", st.guard, loc, proc.name, lhs=p.display, ssa=sym, type=p.type, name=name,
@@ -381,10 +407,13 @@ class SymbolicSemantics(IRVisitor):
             name = self.fresh_name(f"{frame.proc.name}::{disp}" if lhs.scope == "local" else disp)
             term = v.term
             simple = z3.simplify(term) if not z3.is_const(term) else term
-            sym = z3.Const(name, simple.sort())
-            self.constrain(sym == simple)
             key = self.key(frame, lhs.name) if lhs.scope == "local" else "@" + lhs.name
-            stored = simple if _is_value(simple) else sym
+            if self._inline(simple):
+                sym = stored = simple
+            else:
+                sym = z3.Const(name, simple.sort())
+                self.constrain(sym == simple)
+                stored = simple if _is_value(simple) else sym
             st.regs[key] = SVal(stored, v.pts)
             self.step(Step("assign", st.guard, loc, frame.proc.name, lhs=disp, ssa=sym, type=t,
                            hidden=hidden or lhs.name.startswith("__"), name=name, var=var))
@@ -394,8 +423,11 @@ class SymbolicSemantics(IRVisitor):
         term = v.term
         simple = z3.simplify(term) if not z3.is_const(term) else term
         name = self.fresh_name(f"{frame.proc.name}::{text or 'mem'}")
-        sym = z3.Const(name, simple.sort())
-        self.constrain(sym == simple)
+        if self._inline(simple):
+            sym = simple
+        else:
+            sym = z3.Const(name, simple.sort())
+            self.constrain(sym == simple)
         self.step(Step("assign", st.guard, loc, frame.proc.name, lhs=text or "memory", ssa=sym, type=t,
                        hidden=hidden, name=name))
         self.store(st, addr, t, SVal(simple if _is_value(simple) else sym, v.pts), loc)

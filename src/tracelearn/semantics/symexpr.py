@@ -36,8 +36,11 @@ def fresh(name: str, t: CType) -> z3.ExprRef:
     return z3.Const(name, sort_of(t))
 
 
+_ONE, _ZERO = z3.BitVecVal(1, 32), z3.BitVecVal(0, 32)
+
+
 def bool_to_int(c: z3.BoolRef) -> z3.BitVecRef:
-    return z3.If(c, z3.BitVecVal(1, 32), z3.BitVecVal(0, 32))
+    return z3.If(c, _ONE, _ZERO)
 
 
 def conj(*terms: z3.BoolRef) -> z3.BoolRef:
@@ -92,8 +95,9 @@ def compare(op: str, optype: CType, a: z3.ExprRef, b: z3.ExprRef) -> z3.BoolRef:
         return a == b
     if op == "ne":
         return a != b
-    if signed_of(optype):
-        return {"lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[op]
+    if signed_of(optype):  # one term built, not all four
+        return {"lt": z3.BitVecRef.__lt__, "le": z3.BitVecRef.__le__, "gt": z3.BitVecRef.__gt__,
+                "ge": z3.BitVecRef.__ge__}[op](a, b)
     return {"lt": z3.ULT, "le": z3.ULE, "gt": z3.UGT, "ge": z3.UGE}[op](a, b)
 
 

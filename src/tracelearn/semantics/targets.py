@@ -13,7 +13,8 @@ check, decision, ...). What happens to them is the target's business:
   branching point, back to a shared prefix by moving up the tree. An incremental
   solver is brought to the current frame when a question is asked (push and pop
   only then: a path followed without questions costs no solver work), so a trie of
-  decision sequences is decided with one solver and no re-encoding.
+  decision sequences is decided with one solver and no re-encoding; the last model
+  answers a question its path's new constraints hold in, with no solver call.
 
 Both expose the same ``Equation`` (``eq``), so counterexample extraction and replay
 read either the same way.
@@ -78,6 +79,7 @@ class PathNode:
     # How many of its constraints this node had when the path's condition down to it
     # was found satisfiable (-1: never).
     sat_with: int = -1
+    children: int = 0  # frames pushed below it
 
     @property
     def known_sat(self) -> bool:
@@ -119,10 +121,21 @@ class PathTarget:
         self._added: list[int] = [0]
         self._marks: list[int] = []
         self._answered: tuple[PathNode, int, z3.CheckSatResult] | None = None  # the last sat/unsat
+        # The last model found, and the node (with its constraint count) it is a model
+        # of: a deeper question whose new constraints it satisfies is answered by it.
+        self._model: tuple[PathNode, int, z3.ModelRef] | None = None
+        self.by_model = 0  # questions answered so, no solver call
+        self.epoch = 0  # constraints added to frames with children so far
 
     def constrain(self, c: z3.BoolRef) -> None:
-        self.nodes[-1].constraints.append(c)
+        node = self.nodes[-1]
+        node.constraints.append(c)
         self.eq.constraints.append(c)
+        if node.children:
+            # A frame paths below it already went through (a point gone back to and run
+            # on): what was known of those paths (last answer, model, caches) is stale.
+            self.epoch += 1
+            self._answered = self._model = None
 
     def record(self, s: Step) -> int:
         self.nodes[-1].steps.append(s)
@@ -145,6 +158,7 @@ class PathTarget:
         return node.depth < len(self.nodes) and self.nodes[node.depth] is node
 
     def push(self) -> PathNode:
+        self.nodes[-1].children += 1
         node = PathNode(self.nodes[-1], len(self.nodes))
         self.nodes.append(node)
         return node
@@ -156,7 +170,7 @@ class PathTarget:
         if self.rlimit is not None:
             self.solver.set("rlimit", self.rlimit)
         self._synced, self._added, self._marks = [self.nodes[0]], [0], []
-        self._answered = None
+        self._answered = self._model = None
 
     def _sync(self) -> None:
         """Bring the solver to the current path."""
@@ -224,14 +238,23 @@ class PathTarget:
 
     def check(self, assumptions: list[z3.BoolRef] | None = None) -> z3.CheckSatResult:
         """Is the current path's condition (and ``assumptions``) satisfiable? Asked
-        again with nothing added since, the last answer (and the solver's model) stands."""
+        again with nothing added since, the last answer (and model) stands; a path
+        going on from the last model's whose new constraints that model satisfies is
+        satisfiable without a solver call (KLEE's counterexample cache, for one path:
+        following a run's own decisions asks nothing)."""
         node = self.nodes[-1]
         a = self._answered
         if not assumptions and a is not None and a[0] is node and a[1] == len(node.constraints):
             return a[2]
-        self.calls += 1
-        self._sync()
-        r = check_sat(self.solver, list(assumptions or []), self.deadline)
+        if self._model_holds(list(assumptions or [])):
+            self.by_model += 1
+            r = z3.sat
+        else:
+            self.calls += 1
+            self._sync()
+            r = check_sat(self.solver, list(assumptions or []), self.deadline)
+            if r == z3.sat:
+                self._model = (node, len(node.constraints), self.solver.model())
         self._answered = (node, len(node.constraints), r) if not assumptions and r != z3.unknown else None
         if r == z3.sat:
             for n in reversed(self.nodes):  # a model of the path is one of each prefix
@@ -239,3 +262,25 @@ class PathTarget:
                     break
                 n.sat_with = len(n.constraints)
         return r
+
+    def model(self) -> z3.ModelRef:
+        """A model of the path (and assumptions) of the last ``sat`` answer."""
+        assert self._model is not None, "no satisfiable question asked yet"
+        return self._model[2]
+
+    def _model_holds(self, assumptions: list[z3.BoolRef]) -> bool:
+        """Does the last model satisfy the current path (and ``assumptions``)? It does
+        the path down to its own node; only what came after is evaluated (completing
+        the model: an input not seen by the solver yet gets a value, kept)."""
+        if self._model is None:
+            return False
+        at, count, model = self._model
+        if not self.on_path(at):
+            return False
+        new = at.constraints[count:] + [c for n in self.nodes[at.depth + 1:] for c in n.constraints] + assumptions
+        for c in new:
+            if not z3.is_true(model.eval(c, model_completion=True)):
+                return False
+        node = self.nodes[-1]
+        self._model = (node, len(node.constraints), model)
+        return True

@@ -78,7 +78,8 @@ def make_teacher(prog: Program, kinds: frozenset[str], opt: PacOptions, deadline
     """The teacher of ``prog`` (already rewritten: assertions as decisions) for the
     failures of ``kinds``: its membership explorer, sampler and error automaton."""
     def explorer(bound: int, eager: bool = True, rlimit: int | None = None) -> PathExplorer:
-        return PathExplorer(SymbolicSemantics(prog, SemanticsOptions(), PathTarget(deadline, rlimit)),
+        # One path at a time: small values carried as terms, not named (no definitions)
+        return PathExplorer(SymbolicSemantics(prog, SemanticsOptions(name_values=False), PathTarget(deadline, rlimit)),
                             PathOptions(max_decisions=bound, split_conditions=opt.split_conditions, eager=eager))
 
     alphabet = DecisionAlphabet.of(prog, opt.split_conditions)
@@ -122,7 +123,9 @@ def verify(program: Program, options: PacOptions, progress: Callable[[str], None
         result.verdict, result.counterexample = "bug", bug.counterexample
         result.vector, result.found_by = bug.vector, bug.found_by
     except Undecided as u:
-        result.reason = str(u)
+        # A solver stopped by the time limit answers unknown: that is the timeout
+        late = deadline is not None and time.perf_counter() >= deadline - 0.1
+        result.reason = f"timeout ({opt.timeout:g} s)" if late else str(u)
     except LearningError as e:
         result.reason = f"learning stopped: {e}"
     finally:

@@ -195,7 +195,7 @@ class PacTeacher(TeacherBase):
                 raise Undecided("the solver could not decide an error path")
             if r != z3.sat:
                 continue
-            model = ex.target.solver.model()
+            model = ex.target.model()
             cex = extract(eq, model, self.kinds)
             cex.waypoints = trace_waypoints(eq, model, cex.prop_id, self.program.sources)
             cex.replay = replay(self.program, cex, self.kinds)

@@ -153,11 +153,11 @@ class FilterRunner:
         self.function = function
         self.element = element
         self.opt = options or BigStepOptions()
-        self.sem = SymbolicSemantics(program, SemanticsOptions(), PathTarget())
+        self.sem = SymbolicSemantics(program, SemanticsOptions(name_values=False), PathTarget())
         self.explorer = PathExplorer(self.sem, PathOptions(eager=False, max_statements=self.opt.max_statements,
                                                            library_bound=self.opt.library_bound))
         self.root: PathPoint | None = None
-        self.defs = Definitions()
+        self.defs = Definitions(self.sem.target)
         self._node = None  # the solver frame the run is at (for reading terms back)
         self.runs = 0
         self.statements = 0
@@ -293,33 +293,36 @@ class FilterRunner:
 
 
 class Definitions:
-    """The semantics names each value it assigns (``x#3 == term`` in the path
-    condition); terms are read back over the inputs through these definitions, which
-    the solver frames of the path hold (collected from the root down, per frame)."""
+    """The semantics names the values it assigns that are not small terms (``x#3 ==
+    term`` in the path condition); terms are read back over the inputs through these
+    definitions, which the solver frames of the path hold (collected per frame, each
+    frame's on top of its parent's, cached)."""
 
-    def __init__(self) -> None:
-        self._by_node: dict[int, tuple[object, list[tuple[z3.ExprRef, z3.ExprRef]], int]] = {}
+    def __init__(self, target: PathTarget) -> None:
+        self.target = target
+        self._by_node: dict[int, tuple[object, list[tuple[z3.ExprRef, z3.ExprRef]], int, int]] = {}
 
     def forget(self) -> None:
         self._by_node.clear()
 
     def of(self, node) -> list[tuple[z3.ExprRef, z3.ExprRef]]:
+        # From the deepest frame on the way up whose definitions were read with all its
+        # constraints, and no frame with children gained one since (the target's epoch):
+        # a run thousands of frames deep reads each frame once, not at every branch.
+        epoch = self.target.epoch
         chain = []
         n = node
+        defs: list[tuple[z3.ExprRef, z3.ExprRef]] = []
         while n is not None:
+            hit = self._by_node.get(id(n))
+            if hit is not None and hit[0] is n and hit[2] == len(n.constraints) and hit[3] == epoch:
+                defs = hit[1]
+                break
             chain.append(n)
             n = n.parent
-        chain.reverse()  # root first
-        # reuse the longest prefix of frames that gained no constraint since it was read
-        defs: list[tuple[z3.ExprRef, z3.ExprRef]] = []
-        start = 0
-        for i, m in enumerate(chain):
-            hit = self._by_node.get(id(m))
-            if hit is None or hit[0] is not m or hit[2] != len(m.constraints):
-                break
-            defs, start = hit[1], i + 1
+        chain.reverse()
         defs = list(defs)
-        for m in chain[start:]:
+        for m in chain:
             for c in m.constraints:
                 if z3.is_eq(c):
                     lhs, rhs = c.arg(0), c.arg(1)
@@ -327,7 +330,7 @@ class Definitions:
                         lhs, rhs = rhs, lhs
                     if _ssa(lhs):
                         defs.append((lhs, z3.substitute(rhs, *defs) if defs else rhs))
-            self._by_node[id(m)] = (m, list(defs), len(m.constraints))
+            self._by_node[id(m)] = (m, list(defs), len(m.constraints), epoch)
         return defs
 
     def expand(self, t: z3.ExprRef, node) -> z3.ExprRef:
@@ -405,11 +408,11 @@ class StepExplorer:
         self.element = element
         self.k = lookback
         self.opt = options or BigStepOptions()
-        self.sem = SymbolicSemantics(program, SemanticsOptions(), PathTarget())
+        self.sem = SymbolicSemantics(program, SemanticsOptions(name_values=False), PathTarget())
         self.explorer = PathExplorer(self.sem, PathOptions(eager=True, max_statements=self.opt.max_statements,
                                                            library_bound=self.opt.library_bound))
         self.function = function
-        self.defs = Definitions()
+        self.defs = Definitions(self.sem.target)
         self.root: PathPoint | None = None
         self.paths = 0
         self._liveness: dict[str, dict[tuple[int, int], frozenset[str]]] = {}

@@ -358,7 +358,7 @@ class PathExplorer:
         return self.sem.call_args(point.state.copy(), s)
 
     def model(self) -> z3.ModelRef | None:
-        return self.target.solver.model() if self._sat() else None
+        return self.target.model() if self._sat() else None
 
     # ---------------------------------------------------------------- search
 
