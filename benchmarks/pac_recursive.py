@@ -134,7 +134,8 @@ def main() -> int:
     with ProcessPoolExecutor(args.jobs) as pool:
         results = []
         for job, res in zip(jobs, pool.map(one, jobs)):  # each as it comes: a stopped run keeps them
-            print(f"{Path(job[0]).stem} {job[1]} {job[2]} seed {job[3]}: {res['verdict']} ({res['time']:.1f} s)",
+            why = f": {res['reason']}" if res["verdict"] == "error" else ""
+            print(f"{Path(job[0]).stem} {job[1]} {job[2]} seed {job[3]}: {res['verdict']} ({res['time']:.1f} s){why}",
                   file=sys.stderr, flush=True)
             results.append(res)
     by = {}
