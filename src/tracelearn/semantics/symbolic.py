@@ -150,12 +150,16 @@ class SymbolicSemantics(IRVisitor):
         INLINE_NODES nodes."""
         if self.opt.name_values:
             return False
-        work, n = [term], 0
+        # z3's C API on raw pointers (alive while ``term`` is): no Python wrapper per node
+        ctx, app = term.ctx_ref(), z3.Z3_APP_AST
+        work, n = [term.as_ast()], 0
         while work:
             n += 1
             if n > INLINE_NODES:
                 return False
-            work.extend(work.pop().children())
+            a = work.pop()
+            if z3.Z3_get_ast_kind(ctx, a) == app:
+                work.extend(z3.Z3_get_app_arg(ctx, a, i) for i in range(z3.Z3_get_app_num_args(ctx, a)))
         return True
 
     def step(self, s: Step) -> None:
