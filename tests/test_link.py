@@ -129,3 +129,16 @@ def test_explain_links_units(capsys, tmp_path):
     doc = json.loads(out)
     assert doc["options"]["unit"] == [GEOMETRY]
     assert doc["witnesses"], doc
+
+
+def test_each_program_links_its_own_copy_of_the_library_models(tmp_path):
+    """The models are lowered once per process; every program gets its own copies of
+    what it links, so a transformation of one program never reaches another."""
+    src = tmp_path / "s.c"
+    src.write_text("#include <string.h>\nint main(void) { char b[4] = \"ab\"; return (int)strlen(b); }\n")
+    a, b = load_program(str(src)), load_program(str(src))
+    pa, pb = a.procedures["strlen"], b.procedures["strlen"]
+    assert pa is not pb and len(pa.blocks) == len(pb.blocks)
+    stmts = len(pb.blocks[0].stmts)
+    pa.blocks[0].stmts.clear()
+    assert len(pb.blocks[0].stmts) == stmts and len(load_program(str(src)).procedures["strlen"].blocks[0].stmts) == stmts
