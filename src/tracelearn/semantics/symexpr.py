@@ -197,14 +197,17 @@ def from_bits(t: CType, bv: z3.BitVecRef) -> z3.ExprRef:
     return bv
 
 
-def fold_sign_ext(e: z3.ExprRef) -> z3.ExprRef:
+def fold_sign_ext(e: z3.ExprRef, cache: dict[int, tuple[z3.ExprRef, z3.ExprRef]] | None = None) -> z3.ExprRef:
     """z3's simplifier writes a sign extension as a concat of the sign bit's extracts:
-    fold it back (so that terms read back from the semantics stay small)."""
-    cache: dict[int, z3.ExprRef] = {}
+    fold it back (so that terms read back from the semantics stay small). ``cache``:
+    terms folded already, by id (kept with the term: an id is not reused while its
+    term lives), shared between calls on terms that share subterms."""
+    cache = {} if cache is None else cache
 
     def go(t: z3.ExprRef) -> z3.ExprRef:
-        if t.get_id() in cache:
-            return cache[t.get_id()]
+        hit = cache.get(t.get_id())
+        if hit is not None:
+            return hit[1]
         r = t
         if z3.is_app_of(t, z3.Z3_OP_CONCAT):
             ch = t.children()
@@ -219,6 +222,6 @@ def fold_sign_ext(e: z3.ExprRef) -> z3.ExprRef:
             new = [go(c) for c in t.children()]
             if any(not a.eq(b) for a, b in zip(new, t.children())):
                 r = t.decl()(*new)
-        cache[t.get_id()] = r
+        cache[t.get_id()] = (t, r)
         return r
     return go(e)

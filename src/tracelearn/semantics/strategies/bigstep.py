@@ -301,9 +301,11 @@ class Definitions:
     def __init__(self, target: PathTarget) -> None:
         self.target = target
         self._by_node: dict[int, tuple[object, list[tuple[z3.ExprRef, z3.ExprRef]], int, int]] = {}
+        self._folded: dict[int, tuple[z3.ExprRef, z3.ExprRef]] = {}  # fold_sign_ext's, across reads
 
     def forget(self) -> None:
         self._by_node.clear()
+        self._folded.clear()
 
     def of(self, node) -> list[tuple[z3.ExprRef, z3.ExprRef]]:
         # From the deepest frame on the way up whose definitions were read with all its
@@ -336,7 +338,7 @@ class Definitions:
     def expand(self, t: z3.ExprRef, node) -> z3.ExprRef:
         defs = self.of(node)
         # fold first: simplifying a sign extension written as a concat splits x == c in two
-        return simp(S.fold_sign_ext(z3.substitute(t, *defs) if defs else t))
+        return simp(S.fold_sign_ext(z3.substitute(t, *defs) if defs else t, self._folded))
 
 
 def _ssa(t: z3.ExprRef) -> bool:
