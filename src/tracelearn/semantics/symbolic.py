@@ -309,12 +309,10 @@ class SymbolicSemantics(IRVisitor):
         of the trace, but a value the explanation can name."""
         name = self.fresh_name(f"{proc.name}::{p.display}")
         term = _simp(a.term)
-        if self._inline(term):
-            self.step(Step("param", st.guard, loc, proc.name, lhs=p.display, ssa=term, type=p.type, name=name,
-                           var=f"{proc.name}::{p.name}", hidden=True, args=[term]))
-            return SVal(term, a.pts)
-        sym = z3.Const(name, term.sort())
-        self.constrain(sym == term)
+        sym = term
+        if not self._inline(term):
+            sym = z3.Const(name, term.sort())
+            self.constrain(sym == term)
         self.step(Step("param", st.guard, loc, proc.name, lhs=p.display, ssa=sym, type=p.type, name=name,
                        var=f"{proc.name}::{p.name}", hidden=True, args=[term]))
         return SVal(term if _is_value(term) else sym, a.pts)
