@@ -66,6 +66,8 @@ def pac_file(file: str, *, epsilon: float = 0.1, delta: float = 0.9, batch: int 
                                    units=tuple(units or ()))
             opts.timeout = max(0.001, timeout - (time.perf_counter() - t0))
             verify(program, opts, progress, result)
+            if result.reason == "timeout":  # a solver the limit stopped: the user's limit
+                result.reason = f"timeout ({timeout:g} s)"
             finished = True
     except (CommandTimeout, ctypes.ArgumentError) as e:
         if isinstance(e, ctypes.ArgumentError) and "CommandTimeout" not in repr(e):

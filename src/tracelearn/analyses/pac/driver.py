@@ -125,7 +125,7 @@ def verify(program: Program, options: PacOptions, progress: Callable[[str], None
     except Undecided as u:
         # A solver stopped by the time limit answers unknown: that is the timeout
         late = deadline is not None and time.perf_counter() >= deadline - 0.1
-        result.reason = f"timeout ({opt.timeout:g} s)" if late else str(u)
+        result.reason = "timeout" if late else str(u)
     except LearningError as e:
         result.reason = f"learning stopped: {e}"
     finally:
