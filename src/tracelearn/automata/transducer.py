@@ -81,7 +81,8 @@ class Transducer:
             fin: dict[int, list] = {}
             for f in self.finals:
                 fin.setdefault(f.src, []).append((compile_term(f.guard), [compile_term(o) for o in f.outputs]))
-            self._compiled = {"moves": by_src, "finals": fin}
+            # the window read, with the compiled terms: not found again on every run
+            self._compiled = {"moves": by_src, "finals": fin, "lookback": max(self.lookback, 0)}
         return self._compiled
 
     def run(self, values: list[int]) -> list[int] | None:
@@ -98,7 +99,7 @@ class Transducer:
     def trace(self, values: list[int]) -> list[list[int]] | None:
         """The outputs of each transition on ``values``, then those of the final move."""
         c = self._compile()
-        k = max(self.lookback, 0)
+        k = c["lookback"]
         steps: list[list[int]] = []
         q = self.initial
         mask = (1 << self.bits) - 1
