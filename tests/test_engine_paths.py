@@ -241,6 +241,6 @@ def test_words_asked_in_any_order_get_the_answers_asked_alone(tmp_path, eager):
         ex = _explorer(path, split_conditions=False, eager=eager)
         got = {w: ex.follow(w).status == "word" for w in order}
         assert got == truth
-        assert ex.infeasible  # some prefixes are known infeasible without a second route
+        assert any(ex.dead_prefix(w) is not None for w in words)  # known infeasible without a second route
         rng.shuffle(order)  # asked again: now from the points the first answers left
         assert {w: ex.follow(w).status == "word" for w in order} == truth

@@ -180,8 +180,9 @@ class PathExplorer:
         # word resumes from the deepest point on its prefix, on any path explored.
         self._trie: dict = {}
         self._stored = 0
-        self.infeasible: set[tuple[bool, ...]] = set()
-        self._dead: dict = {}  # the same, as a trie ("x": a word ends here): one walk per word
+        # Prefixes known infeasible where the route to them is the only one, in a trie
+        # ("x": one ends here): one walk per word.
+        self._dead: dict = {}
         self.root: PathPoint | None = None
 
     # ---------------------------------------------------------------- start
@@ -216,13 +217,9 @@ class PathExplorer:
         (the program ended first: ``word`` is no decision sequence of it),
         ``infeasible``, ``limit``, ``unknown``."""
         word = tuple(bool(b) for b in word)
-        t = self._dead
-        for k in range(len(word) + 1):
-            if "x" in t:
-                return PathEnd("infeasible", word[:k])
-            if k == len(word) or word[k] not in t:
-                break
-            t = t[word[k]]
+        dead = self.dead_prefix(word)
+        if dead is not None:
+            return PathEnd("infeasible", word[:dead])
         if self.root is None:
             self.start()
         # Resume from the deepest point stored on the word's prefix; if the word is not
@@ -233,9 +230,24 @@ class PathExplorer:
             # (prefixes of runs, their extensions); the others are asked again, each
             # decision on the way asked (pruned at the first infeasible one).
             end = self._follow(word, eager=False, first_only=True)
-            if end.status == "word" or (end.status == "infeasible" and word in self.infeasible):
+            if end.status == "word" or (end.status == "infeasible" and self.dead_prefix(word) is not None):
                 return end
         return self._follow(word, eager=self.opt.eager)
+
+    def dead_prefix(self, word: tuple[bool, ...]) -> int | None:
+        """The length of the shortest prefix of ``word`` known infeasible (on the only
+        route that makes its decisions), or None."""
+        t: dict | None = self._dead
+        for k in range(len(word) + 1):
+            assert t is not None
+            if "x" in t:
+                return k
+            if k == len(word):
+                return None
+            t = t.get(word[k])
+            if t is None:
+                return None
+        return None
 
     def _follow(self, word: tuple[bool, ...], eager: bool, first_only: bool = False) -> PathEnd:
         base = sure = self.root
@@ -598,7 +610,6 @@ class PathExplorer:
                          (sem.stack_alloc.cur, sem.heap_alloc.cur), sem.user_site, route=route)
 
     def _infeasible(self, word: tuple[bool, ...]) -> None:
-        self.infeasible.add(word)
         t = self._dead
         for d in word:
             t = t.setdefault(d, {})
