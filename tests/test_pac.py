@@ -302,6 +302,42 @@ int main(void) {
     assert found.value.counterexample.replay["status"] == "confirmed"
 
 
+def test_a_failing_run_in_a_later_batch_of_the_query_is_the_bug_before_an_earlier_counterexample(tmp_path):
+    """An equivalence query draws its q batches before it looks for a counterexample:
+    a failing run in batch 3 is reported though batch 1 refutes the conjecture; the
+    batches left over are the next query's, by index (nothing drawn twice or skipped)."""
+    from tracelearn.analyses.pac.driver import make_teacher
+    from tracelearn.analyses.pac.teacher import BugFound
+
+    program = _prepared(_load(tmp_path, "rare", HEAD + """
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x > 0) { assert(x < 1000000); }
+  return 0;
+}"""))
+    teacher = make_teacher(program, KINDS, PacOptions(strategy="random-input"), None)
+    runs = teacher.sampler.stream(0)
+    ok = next(s for s in runs if s.run.status == "ok")
+    bad = next(s for s in runs if s.run.status == "violation")
+    asked: list[int] = []
+
+    def batch(i):
+        asked.append(i)
+        return [bad] if i == 2 else [ok]
+    teacher.sampler.batch = batch  # type: ignore[method-assign]
+    nothing = DFA(("0", "1"), 1, 0, frozenset(), {(0, "0"): 0, (0, "1"): 0})
+    with pytest.raises(BugFound) as found:
+        teacher.equivalent(nothing)
+    assert found.value.found_by == "sampling" and asked == [0, 1, 2]
+    # without the failing run: the counterexample of batch 0, then the next query
+    # goes on with batches 1.. (drawn already) and draws from where they end
+    teacher = make_teacher(program, KINDS, PacOptions(strategy="random-input"), None)
+    asked.clear()
+    teacher.sampler.batch = lambda i: (asked.append(i), [ok])[1]  # type: ignore[method-assign]
+    assert teacher.equivalent(nothing) is not None and asked == list(range(30))
+    assert teacher.equivalent(nothing) is not None and asked == list(range(1 + 37)) and teacher.next_batch == 2
+
+
 def test_an_alarm_on_the_way_out_of_the_time_limit_keeps_the_finished_verdict(tmp_path, monkeypatch):
     """The time limit's alarm can land in z3's code as the work ends and be raised at
     the next line of ours: the last line of the guarded block. The verdict stands (it

@@ -84,7 +84,8 @@ class PacTeacher(TeacherBase):
         self.delta = delta
         self.stats = PacStats()
         self.progress = progress or (lambda s: None)
-        self.next_batch = 0
+        self.next_batch = 0  # batches the equivalence queries have used
+        self._drawn: list[list[Sample]] = []  # batches drawn, not used by a query yet
         self.also: Callable[[PacTeacher, DFA], Word | None] | None = None
 
     # ------------------------------------------------------------ membership
@@ -138,20 +139,30 @@ class PacTeacher(TeacherBase):
         self.stats.error_words += 1
         return w
 
+    def _failures(self, batch: list[Sample]) -> None:
+        for s in batch:  # a failing run anywhere in the batch first: it ends the analysis
+            if s.run.status == "violation" and s.run.violation is not None and s.run.violation.kind in self.kinds:
+                self._confirm_sampled_bug(s)
+
     def _sample(self, h: DFA) -> Word | None:
         self.stats.equivalence += 1
         i = self.stats.equivalence
         q = batches_needed(i, self.epsilon, self.delta)
         t0 = time.perf_counter()
         try:
+            # All q batches first, a failing run anywhere in them first: they are the
+            # batches this query and the next would draw (a batch depends on its index
+            # only: the sampler restarts for each), so the same automaton is learned, but
+            # a bug is not left behind a counterexample in an earlier batch and the
+            # membership queries of the conjectures in between.
+            while len(self._drawn) < q:
+                self.progress(f"equivalence query {i}: batch {len(self._drawn) + 1}/{q}, {h.num_states} states")
+                batch = self.sampler.batch(self.next_batch + len(self._drawn))
+                self._drawn.append(batch)
+                self._failures(batch)
             for n in range(q):
-                self.progress(f"equivalence query {i}: batch {n + 1}/{q}, {h.num_states} states")
-                batch = self.sampler.batch(self.next_batch)
+                batch = self._drawn.pop(0)
                 self.next_batch += 1
-                for s in batch:  # a failing run anywhere in the batch first: it ends the analysis
-                    if s.run.status == "violation" and s.run.violation is not None \
-                            and s.run.violation.kind in self.kinds:
-                        self._confirm_sampled_bug(s)
                 for s in batch:
                     w = word_of(s.vector)
                     if not h.accepts(w):
