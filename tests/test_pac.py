@@ -276,28 +276,38 @@ def test_cli_json_and_errors(tmp_path, capsys):
     assert "bad.c:1:" in err
 
 
-def test_a_failing_run_anywhere_in_a_batch_is_the_bug_before_any_counterexample(tmp_path):
-    """A batch whose first vector refutes the conjecture and whose second run fails:
-    the failure is reported (the counterexample would have sent the learner on and the
-    batch's failing run would never be looked at again)."""
-    from tracelearn.analyses.pac.driver import make_teacher
-    from tracelearn.analyses.pac.teacher import BugFound
-
-    program = _prepared(_load(tmp_path, "rare", HEAD + """
+RARE = HEAD + """
 int main(void) {
   int x = __VERIFIER_nondet_int();
   if (x > 0) { assert(x < 1000000); }
   return 0;
-}"""))
-    opt = PacOptions(strategy="random-input")
-    teacher = make_teacher(program, KINDS, opt, None)
+}"""
+NOTHING = DFA(("0", "1"), 1, 0, frozenset(), {(0, "0"): 0, (0, "1"): 0})  # refuted by every vector
+
+
+def _rare_teacher(tmp_path):
+    """The teacher of a program whose failing runs are rare, with one passing and one
+    failing sample of its random-input sampler."""
+    from tracelearn.analyses.pac.driver import make_teacher
+
+    program = _prepared(_load(tmp_path, "rare", RARE))
+    teacher = make_teacher(program, KINDS, PacOptions(strategy="random-input"), None)
     runs = teacher.sampler.stream(0)
     ok = next(s for s in runs if s.run.status == "ok")
     bad = next(s for s in runs if s.run.status == "violation")
+    return teacher, ok, bad
+
+
+def test_a_failing_run_anywhere_in_a_batch_is_the_bug_before_any_counterexample(tmp_path):
+    """A batch whose first vector refutes the conjecture and whose second run fails:
+    the failure is reported (the counterexample would have sent the learner on and the
+    batch's failing run would never be looked at again)."""
+    from tracelearn.analyses.pac.teacher import BugFound
+
+    teacher, ok, bad = _rare_teacher(tmp_path)
     teacher.sampler.batch = lambda i: [ok, bad]  # type: ignore[method-assign]
-    nothing = DFA(("0", "1"), 1, 0, frozenset(), {(0, "0"): 0, (0, "1"): 0})
     with pytest.raises(BugFound) as found:
-        teacher.equivalent(nothing)
+        teacher.equivalent(NOTHING)
     assert found.value.found_by == "sampling"
     assert found.value.counterexample.replay["status"] == "confirmed"
 
@@ -306,36 +316,25 @@ def test_a_failing_run_in_a_later_batch_of_the_query_is_the_bug_before_an_earlie
     """An equivalence query draws its q batches before it looks for a counterexample:
     a failing run in batch 3 is reported though batch 1 refutes the conjecture; the
     batches left over are the next query's, by index (nothing drawn twice or skipped)."""
-    from tracelearn.analyses.pac.driver import make_teacher
     from tracelearn.analyses.pac.teacher import BugFound
 
-    program = _prepared(_load(tmp_path, "rare", HEAD + """
-int main(void) {
-  int x = __VERIFIER_nondet_int();
-  if (x > 0) { assert(x < 1000000); }
-  return 0;
-}"""))
-    teacher = make_teacher(program, KINDS, PacOptions(strategy="random-input"), None)
-    runs = teacher.sampler.stream(0)
-    ok = next(s for s in runs if s.run.status == "ok")
-    bad = next(s for s in runs if s.run.status == "violation")
+    teacher, ok, bad = _rare_teacher(tmp_path)
     asked: list[int] = []
 
     def batch(i):
         asked.append(i)
         return [bad] if i == 2 else [ok]
     teacher.sampler.batch = batch  # type: ignore[method-assign]
-    nothing = DFA(("0", "1"), 1, 0, frozenset(), {(0, "0"): 0, (0, "1"): 0})
     with pytest.raises(BugFound) as found:
-        teacher.equivalent(nothing)
+        teacher.equivalent(NOTHING)
     assert found.value.found_by == "sampling" and asked == [0, 1, 2]
     # without the failing run: the counterexample of batch 0, then the next query
     # goes on with batches 1.. (drawn already) and draws from where they end
-    teacher = make_teacher(program, KINDS, PacOptions(strategy="random-input"), None)
+    teacher, ok, _ = _rare_teacher(tmp_path)
     asked.clear()
     teacher.sampler.batch = lambda i: (asked.append(i), [ok])[1]  # type: ignore[method-assign]
-    assert teacher.equivalent(nothing) is not None and asked == list(range(30))
-    assert teacher.equivalent(nothing) is not None and asked == list(range(1 + 37)) and teacher.next_batch == 2
+    assert teacher.equivalent(NOTHING) is not None and asked == list(range(30))
+    assert teacher.equivalent(NOTHING) is not None and asked == list(range(1 + 37)) and teacher.next_batch == 2
 
 
 def test_an_alarm_on_the_way_out_of_the_time_limit_keeps_the_finished_verdict(tmp_path, monkeypatch):
