@@ -70,3 +70,26 @@ def test_an_alarm_during_big_stack_work_stops_the_work_first():
     while _z3_threads() and time.monotonic() < end:
         time.sleep(0.01)
     assert not _z3_threads()
+
+
+def test_a_fresh_solver_takes_over_with_the_same_answers():
+    """``check_then_fresh``: where the incremental solver has not answered in its
+    share, a fresh solver holding the same assertions (those of a pushed scope too)
+    and the assumptions answers, with a model of them all; unsat stays unsat."""
+    from tracelearn.semantics.solving import check_then_fresh
+
+    x, y = z3.BitVecs("x y", 32)
+    s = z3.Solver()
+    s.add(x * y == 391, z3.ULT(x, y), z3.UGT(x, 1))
+    s.push()
+    s.add(z3.ULT(y, 1000))
+    lit = z3.Bool("want17")
+    s.add(z3.Implies(lit, x == 17))
+    for quick, fresh_expected in ((60.0, False), (0.0, True)):
+        r, model, fresh = check_then_fresh(s, [lit], None, quick)
+        assert (r, fresh) == (z3.sat, fresh_expected)
+        assert model.eval(x).as_long() == 17 and model.eval(y).as_long() == 23
+        r, model, fresh = check_then_fresh(s, [lit, x == 19], None, quick)
+        assert r == z3.unsat and model is None
+    s.pop()
+    assert len(s.assertions()) == 3  # the fresh solver left the incremental one as it was

@@ -17,10 +17,14 @@ import z3
 from ..ir.program import Program
 from .equation import Equation, Step
 from ..bigstack import run_with_big_stack
-from .solving import check_sat, clear_main_interrupt, interrupt_main_context
+from .solving import check_sat, check_then_fresh, clear_main_interrupt, interrupt_main_context
 from .strategies.unwind import MergedUnwinding, UnwindOptions
 from .symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
 from .targets import EquationTarget
+
+
+# A query's time on the incremental solver before a fresh one is asked.
+INCREMENTAL_S = 1.0
 
 
 @dataclass
@@ -30,9 +34,11 @@ class SolverStats:
     encode_time_s: float = 0.0
     constraints: int = 0
     steps: int = 0
+    fresh_calls: int = 0  # of ``calls``: answered by a fresh solver (``solving.check_then_fresh``)
 
     def add(self, other: "SolverStats") -> None:
         self.calls += other.calls
+        self.fresh_calls += other.fresh_calls
         self.time_s += other.time_s
         self.encode_time_s += other.encode_time_s
         self.constraints = max(self.constraints, other.constraints)
@@ -41,7 +47,7 @@ class SolverStats:
     def to_json(self) -> dict:
         return {"solver_calls": self.calls, "solver_time_s": round(self.time_s, 4),
                 "encoding_time_s": round(self.encode_time_s, 4), "formula_size": self.constraints,
-                "equation_steps": self.steps}
+                "equation_steps": self.steps, "fresh_solver_calls": self.fresh_calls}
 
 
 class Encoding:
@@ -85,6 +91,7 @@ class Encoding:
             self.solver.add(c)
         self.stats = stats if stats is not None else SolverStats()
         self.stats.calls += strategy.prune_calls
+        self.stats.fresh_calls += strategy.prune_solver.fresh_calls
         self.stats.time_s += strategy.prune_time
         self.stats.encode_time_s += time.perf_counter() - t0 - strategy.prune_time
         self.stats.constraints = max(self.stats.constraints, len(self.eq.constraints))
@@ -117,8 +124,8 @@ class Encoding:
             for c in extra:
                 self.solver.add(c)
         try:
-            r = check_sat(self.solver, assumptions, self.deadline)
-            model = self.solver.model() if r == z3.sat else None
+            r, model, fresh = check_then_fresh(self.solver, assumptions, self.deadline, INCREMENTAL_S)
+            self.stats.fresh_calls += fresh
         finally:
             if extra:
                 self.solver.pop()

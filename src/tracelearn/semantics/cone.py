@@ -31,7 +31,11 @@ from typing import Iterator
 import z3
 from z3 import z3core as C
 
-from .solving import check_sat
+from .solving import check_then_fresh
+
+
+# The incremental solver's time for a question before a fresh solver is asked.
+INCREMENTAL_S = 0.25
 
 
 class ConeSolver:
@@ -51,6 +55,7 @@ class ConeSolver:
         self.fresh: list[tuple[int, z3.BoolRef]] = []  # asserted since the model: (position, constraint)
         self.calls = 0  # questions the solver answered
         self.model_answers = 0  # questions the extended model answered without the solver
+        self.fresh_calls = 0  # questions a fresh solver answered after the incremental one gave up
 
     def index(self, constraints: list[z3.BoolRef]) -> None:
         """Look at the equation's constraints added since the last call."""
@@ -78,9 +83,10 @@ class ConeSolver:
             self.model_answers += 1
             return z3.sat
         self.calls += 1
-        r = check_sat(self.solver, [guard], deadline)
-        if r == z3.sat:
-            self.model = self.solver.model()
+        r, model, fresh = check_then_fresh(self.solver, [guard], deadline, INCREMENTAL_S)
+        self.fresh_calls += fresh
+        if model is not None:
+            self.model = model
         # (unsat or unknown: the extended model is still one of the constraints)
         return r
 

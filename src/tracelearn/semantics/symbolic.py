@@ -29,6 +29,7 @@ from ..ir.program import (
 from ..ir.types import ArrayType, CType, FloatType, IntType, PointerType
 from ..ir import concrete as C
 from . import symexpr as S
+from .addresses import Offset, Tree, address_tree, by_offset, project, unname
 from .equation import Equation, Step
 from .layout import HEAP_BASE, INVALID_BASE, INVALID_SIZE, STACK_BASE, Bump, layout_globals
 from .libspec import ARGV_STRING, MAX_ARGC
@@ -55,6 +56,9 @@ class Target(Protocol):
 
     def approximation(self, why: str) -> None: ...
 
+
+# The addresses a heap block of symbolic size may span, for a constant address.
+SYMBOLIC_SIZE_SPAN = 1 << 30
 
 # The largest term (in nodes) a single path carries unnamed with ``name_values`` off.
 INLINE_NODES = 12
@@ -129,6 +133,10 @@ class SymbolicSemantics(IRVisitor):
         self.stop: Callable[[], bool] | None = None  # asked now and then: end the derivation early
         self.lib = SymLibrary(self, LIBRARY)
         self._addr_funcs: list[str] | None = None
+        # SSA symbol's AST id -> (symbol, the term it is defined equal to); the symbol
+        # keeps its id from being reused
+        self.values: dict[int, tuple[z3.ExprRef, z3.ExprRef]] = {}
+        self.nowhere: dict[int, z3.ExprRef] = {}  # the same for pointers that are null or invalid
 
     # ------------------------------------------------------------- naming
 
@@ -140,10 +148,30 @@ class SymbolicSemantics(IRVisitor):
     def constrain(self, c: z3.BoolRef) -> None:
         self.target.constrain(c)
 
-    def define(self, name: str, t: CType, term: z3.ExprRef) -> z3.ExprRef:
+    def define(self, name: str, term: z3.ExprRef) -> z3.ExprRef:
+        """A fresh SSA symbol defined equal to ``term``."""
         sym = z3.Const(name, term.sort())
         self.constrain(sym == term)
+        if z3.is_bv(term):  # an address may be read back through it (``addresses.py``)
+            self.values[sym.get_id()] = (sym, term)
         return sym
+
+    def invalid_pointer(self, name: str, t: PointerType) -> z3.ExprRef:
+        """A nondeterministic pointer: null or invalid, never into an object (as a
+        pointer input)."""
+        sym = S.fresh(name, t)
+        self.constrain(z3.Or(sym == 0, z3.And(z3.UGE(sym, INVALID_BASE), z3.ULT(sym, INVALID_BASE + INVALID_SIZE))))
+        self.nowhere[sym.get_id()] = sym
+        return sym
+
+    def is_nowhere(self, sym: z3.ExprRef) -> bool:
+        d = self.nowhere.get(sym.get_id())
+        return d is not None and d.eq(sym)
+
+    def definition(self, sym: z3.ExprRef) -> z3.ExprRef | None:
+        """The term ``sym`` was defined equal to (None: an input or not a bit-vector)."""
+        d = self.values.get(sym.get_id())
+        return d[1] if d is not None and d[0].eq(sym) else None
 
     def _inline(self, term: z3.ExprRef) -> bool:
         """With ``name_values`` off, is ``term`` kept as it is, not named: at most
@@ -254,9 +282,7 @@ class SymbolicSemantics(IRVisitor):
     def input(self, st: State, t: CType, origin: str, loc: SourceLoc, display: str, fn: str | None = None) -> SVal:
         fn = fn or self.fn
         name = self.fresh_name(f"{fn}::{display or 'input'}" if fn else (display or "input"))
-        sym = S.fresh(name, t)
-        if isinstance(t, PointerType):
-            self.constrain(z3.Or(sym == 0, z3.And(z3.UGE(sym, INVALID_BASE), z3.ULT(sym, INVALID_BASE + INVALID_SIZE))))
+        sym = self.invalid_pointer(name, t) if isinstance(t, PointerType) else S.fresh(name, t)
         if isinstance(t, IntType) and t.is_bool:
             self.constrain(z3.ULE(sym, 1))
         self.step(Step("input", st.guard, loc, fn, lhs=display, ssa=sym, type=t, name=name, message=origin))
@@ -311,8 +337,7 @@ class SymbolicSemantics(IRVisitor):
         term = _simp(a.term)
         sym = term
         if not self._inline(term):
-            sym = z3.Const(name, term.sort())
-            self.constrain(sym == term)
+            sym = self.define(name, term)
         self.step(Step("param", st.guard, loc, proc.name, lhs=p.display, ssa=sym, type=p.type, name=name,
                        var=f"{proc.name}::{p.name}", hidden=True, args=[term]))
         return SVal(term if _is_value(term) else sym, a.pts)
@@ -413,8 +438,7 @@ class SymbolicSemantics(IRVisitor):
             if self._inline(simple):
                 sym = stored = simple
             else:
-                sym = z3.Const(name, simple.sort())
-                self.constrain(sym == simple)
+                sym = self.define(name, simple)
                 stored = simple if _is_value(simple) else sym
             st.regs[key] = SVal(stored, v.pts)
             self.step(Step("assign", st.guard, loc, frame.proc.name, lhs=disp, ssa=sym, type=t,
@@ -428,8 +452,7 @@ class SymbolicSemantics(IRVisitor):
         if self._inline(simple):
             sym = simple
         else:
-            sym = z3.Const(name, simple.sort())
-            self.constrain(sym == simple)
+            sym = self.define(name, simple)
         self.step(Step("assign", st.guard, loc, frame.proc.name, lhs=text or "memory", ssa=sym, type=t,
                        hidden=hidden, name=name))
         self.store(st, addr, t, SVal(simple if _is_value(simple) else sym, v.pts), loc)
@@ -597,7 +620,7 @@ class SymbolicSemantics(IRVisitor):
             v = a.as_long()
             for oid in (addr.pts or st.mem.keys()):
                 o = self.objects.get(oid)
-                if o is not None and o.base <= v < o.base + (o.size if o.size is not None else 1 << 30):
+                if o is not None and o.base <= v < o.base + (o.size if o.size is not None else SYMBOLIC_SIZE_SPAN):
                     return [o] if oid in st.mem else []
             return []
         if addr.pts is None:
@@ -605,24 +628,21 @@ class SymbolicSemantics(IRVisitor):
         return [self.objects[o] for o in addr.pts if o in st.mem]
 
     def access(self, st: State, addr: SVal, n: int, loc: SourceLoc, write: bool):
-        """Candidate objects with the condition that ``addr`` hits each one; adds the
-        pointer-validity check."""
+        """Candidate objects with the condition that ``addr`` hits each one and the
+        offset there (see ``addresses.py``); adds the pointer-validity check."""
         cands = self.candidates(st, addr)
+        tree = address_tree(addr.term, self.definition, self.is_nowhere) if cands and not z3.is_bv_value(addr.term) else None
         out = []
         for o in cands:
             if write and o.readonly:
                 continue
-            off = addr.term - z3.BitVecVal(o.base, self.pw)
-            if o.size is not None:
-                inside = z3.And(z3.UGE(addr.term, o.base), z3.ULE(off, max(o.size - n, 0))) if o.size >= n else z3.BoolVal(False)
-            else:
-                inside = z3.And(z3.UGE(addr.term, o.base), z3.UGE(o.size_term, n), z3.ULE(off, o.size_term - n))
+            inside, off = self._hit(o, addr.term, tree, n)
             if o.oid in st.alive:
                 inside = z3.And(inside, st.alive[o.oid])
             inside = _simp(inside)
             if z3.is_false(inside):
                 continue
-            out.append((o, _simp(off), inside))
+            out.append((o, off, inside))
         valid = S.disj(*[c for _, _, c in out])
         what = "write" if write else "read"
         pid = f"{loc}:pointer"
@@ -630,30 +650,61 @@ class SymbolicSemantics(IRVisitor):
         # interpreter's (one property: the first failing check names the cause).
         if not is_true(valid):
             self.check(st, _simp(addr.term != 0), "pointer", pid, loc, "dereference of NULL", "deref")
-            dead = [z3.And(z3.UGE(addr.term, o.base), z3.ULT(addr.term - o.base, o.size if o.size is not None else o.size_term),
-                           z3.Not(st.alive[o.oid]))
+            dead = [z3.And(self._hit(o, addr.term, tree, 1)[0], z3.Not(st.alive[o.oid]))
                     for o in cands if o.oid in st.alive and (o.size is None or o.size > 0)]
             if dead:
                 self.check(st, _simp(z3.Not(z3.Or(*dead))), "pointer", pid, loc, "access to freed memory", "deref")
         self.check(st, valid, "pointer", pid, loc, f"out-of-bounds {what} of {n} byte{'s' if n != 1 else ''} through a pointer", "deref")
         return out
 
+    def _hit(self, o: SymObject, addr: z3.BitVecRef, tree: Tree | None, n: int) -> tuple[z3.BoolRef, Offset]:
+        """The condition that an access of ``n`` bytes at ``addr`` lies inside ``o``, and
+        the offset there: read off the address's places, or as arithmetic."""
+        size = o.size if o.size is not None else o.size_term
+        if tree is None:
+            addr = unname(addr, self.definition)
+            off = _simp(addr - z3.BitVecVal(o.base, self.pw))
+            if o.size is not None:
+                fits = z3.ULE(off, o.size - n) if o.size >= n else z3.BoolVal(False)
+            else:
+                fits = z3.And(z3.UGE(size, n), z3.ULE(off, size - n))
+            return z3.And(z3.UGE(addr, o.base), fits), off
+
+        def fits_at(off: int) -> bool | z3.BoolRef:
+            if o.size is not None:
+                return off <= o.size - n
+            if off >= SYMBOLIC_SIZE_SPAN:  # (the span ``candidates`` gives such a block)
+                return False
+            return z3.And(z3.UGE(size, n), z3.ULE(z3.BitVecVal(off, self.pw), size - n))
+
+        inside, off = project(tree, self.pw, o.base, fits_at)
+        return _bool(inside), off
+
     def load(self, st: State, addr: SVal, t: CType, loc: SourceLoc) -> SVal:
         n = max(t.size, 1)
         hits = self.access(st, addr, n, loc, write=False)
         if not hits:
-            return SVal(S.fresh(self.fresh_name("invalid.read"), t))
+            return SVal(S.from_bits(t, self.arbitrary(t, n)))
         pts = frozenset()
         term = None
         if not z3.is_true(z3.simplify(S.disj(*[c for _, _, c in hits]))):
             # The address may hit no object: that read (a run past a failed check, in
             # CBMC's semantics) sees an arbitrary value, not some object's bytes.
-            term = S.fresh(self.fresh_name("invalid.read"), ArrayType(IntType(8, False), n))
+            term = self.arbitrary(t, n)
         for o, off, inside in reversed(hits):
-            v = o.load(st.mem[o.oid], off, n)
+            contents = st.mem[o.oid]
+            v = by_offset(off, self.pw, lambda at: o.load(contents, _simp(at), n))
             term = v if term is None else z3.If(inside, v, term)
             pts = pts_union(pts, st.spts.get(o.oid, frozenset()))
         return SVal(S.from_bits(t, _simp(term)), pts)
+
+    def arbitrary(self, t: CType, n: int) -> z3.BitVecRef:
+        """The bits of an invalid read: anything, but a pointer read so is null or
+        invalid, as a nondeterministic pointer input is."""
+        name = self.fresh_name("invalid.read")
+        if isinstance(t, PointerType):
+            return S.to_bits(t, self.invalid_pointer(name, t))
+        return S.fresh(name, ArrayType(IntType(8, False), n))
 
     def store(self, st: State, addr: SVal, t: CType, v: SVal, loc: SourceLoc,
               when: z3.BoolRef | None = None) -> None:
@@ -671,13 +722,14 @@ class SymbolicSemantics(IRVisitor):
         if bits.size() != 8 * n:
             bits = S.resize(bits, bits.size(), 8 * n, False)
         for o, off, inside in hits:
-            new = o.store(st.mem[o.oid], off, n, bits)
+            contents = st.mem[o.oid]
+            new = by_offset(off, self.pw, lambda at: o.store(contents, _simp(at), n, bits))
             cond = inside if when is None else _simp(z3.And(inside, when))
             if not z3.is_true(cond):
                 new = z3.If(cond, new, st.mem[o.oid])
             new = _simp(new) if o.is_blob else new
             if not _is_value(new) and o.is_blob and self.opt.name_memory:
-                new = self.define(self.fresh_name(f"mem.{o.name}"), t, new)
+                new = self.define(self.fresh_name(f"mem.{o.name}"), new)
             st.mem[o.oid] = new
             st.spts[o.oid] = pts_union(st.spts.get(o.oid, frozenset()), v.pts)
 
@@ -707,6 +759,10 @@ def _int_value(t: CType, term: z3.ExprRef) -> int | None:
     if isinstance(t, PointerType):
         return term.as_long()
     return None
+
+
+def _bool(b: bool | z3.BoolRef) -> z3.BoolRef:
+    return z3.BoolVal(b) if isinstance(b, bool) else b
 
 
 def _simp(e: z3.ExprRef) -> z3.ExprRef:

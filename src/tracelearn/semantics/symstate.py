@@ -78,8 +78,7 @@ class SymObject:
                     return z3.Extract(8 * (o + n) - 1, 8 * o, contents)
                 return z3.BitVecVal(0, 8 * n)
             elems = width // 8 // n if n else 0
-            if n and n & (n - 1) == 0 and 1 < elems <= ITE_LIMIT and \
-                    z3.is_bv_value(z3.simplify(off & (n - 1))) and z3.simplify(off & (n - 1)).as_long() == 0:
+            if _aligned(off, n) and 1 < elems <= ITE_LIMIT:
                 # Element-aligned index (a[i]): choose among the elements, no barrel shifter.
                 term = z3.Extract(8 * n * elems - 1, 8 * n * (elems - 1), contents)
                 for k in range(elems - 2, -1, -1):
@@ -108,6 +107,12 @@ class SymObject:
                 return z3.Concat(*parts) if len(parts) > 1 else parts[0]
             if 8 * n >= width:
                 return z3.Extract(width - 1, 0, value)
+            elems = width // 8 // n if n else 0
+            if _aligned(off, n) and 1 < elems <= ITE_LIMIT and elems * n * 8 == width:
+                # Element-aligned index (a[i] = v): each element chooses, no barrel
+                # shifter; a read at a constant index sees the choice (``addresses.py``).
+                return z3.Concat(*[z3.If(off == k * n, value, z3.Extract(8 * n * (k + 1) - 1, 8 * n * k, contents))
+                                   for k in range(elems - 1, -1, -1)])
             sh = self._offset_bits(off, width)
             mask = z3.BitVecVal((1 << (8 * n)) - 1, width) << sh
             v = z3.ZeroExt(width - 8 * n, value) << sh
@@ -115,6 +120,14 @@ class SymObject:
         for i in range(n):
             contents = z3.Store(contents, off + i, z3.Extract(8 * i + 7, 8 * i, value))
         return contents
+
+
+def _aligned(off: z3.BitVecRef, n: int) -> bool:
+    """Is ``off`` a multiple of ``n`` (a power of two), as the simplifier sees it?"""
+    if not n or n & (n - 1):
+        return False
+    low = z3.simplify(off & (n - 1))
+    return z3.is_bv_value(low) and low.as_long() == 0
 
 
 @dataclass

@@ -386,9 +386,7 @@ class MergedUnwinding:
             term = z3.If(g, v, term)
         if name is None:
             return term
-        sym = z3.Const(f"{name}#phi{next(self.sem.names)}", term.sort())
-        self.sem.constrain(sym == term)
-        return sym
+        return self.sem.define(f"{name}#phi{next(self.sem.names)}", term)
 
     def merge_values(self, vals: list[tuple[z3.BoolRef, SVal]], name: str) -> SVal:
         pts = frozenset()
