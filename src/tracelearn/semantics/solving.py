@@ -111,7 +111,10 @@ def check_then_fresh(solver: z3.Solver, assumptions: list, deadline: float | Non
         r = check_sat(solver, assumptions, quick if deadline is None else min(quick, deadline))
         if r == z3.sat:
             return r, solver.model(), False
-        if r == z3.unsat or (deadline is not None and time.perf_counter() >= deadline):
+        now = time.perf_counter()
+        # unknown before its share was up: stopped from outside (a proof found, the time
+        # limit) or given up for another reason; a fresh solver would only be stopped too
+        if r == z3.unsat or now < quick - 0.05 or (deadline is not None and now >= deadline):
             return r, None, False
     fresh = z3.Solver()
     fresh.add(solver.assertions())
