@@ -156,7 +156,7 @@ def project(tree: Tree, width: int, base: int, fits: Callable[[int], Inside]) ->
     if len(offsets) <= 1:
         return inside, next(iter(offsets), 0)
     ordered = sorted(offsets)
-    choices = tuple((_bool(_decide(tree, lambda leaf, c=c: test(leaf) is not False and (leaf.k - base) & mask == c)), c)
+    choices = tuple((as_bool(_decide(tree, lambda leaf, c=c: test(leaf) is not False and (leaf.k - base) & mask == c)), c)
                     for c in ordered[:-1])
     return inside, choices + ((None, ordered[-1]),)
 
@@ -207,5 +207,5 @@ def by_offset(off: Offset, width: int, at: Callable[[z3.BitVecRef], z3.ExprRef])
     return term
 
 
-def _bool(b: Inside) -> z3.BoolRef:
+def as_bool(b: Inside) -> z3.BoolRef:
     return z3.BoolVal(b) if isinstance(b, bool) else b

@@ -29,7 +29,7 @@ from ..ir.program import (
 from ..ir.types import ArrayType, CType, FloatType, IntType, PointerType
 from ..ir import concrete as C
 from . import symexpr as S
-from .addresses import Offset, Tree, address_tree, by_offset, project, unname
+from .addresses import Offset, Tree, address_tree, as_bool, by_offset, project, unname
 from .equation import Equation, Step
 from .layout import HEAP_BASE, INVALID_BASE, INVALID_SIZE, STACK_BASE, Bump, layout_globals
 from .libspec import ARGV_STRING, MAX_ARGC
@@ -678,7 +678,7 @@ class SymbolicSemantics(IRVisitor):
             return z3.And(z3.UGE(size, n), z3.ULE(z3.BitVecVal(off, self.pw), size - n))
 
         inside, off = project(tree, self.pw, o.base, fits_at)
-        return _bool(inside), off
+        return as_bool(inside), off
 
     def load(self, st: State, addr: SVal, t: CType, loc: SourceLoc) -> SVal:
         n = max(t.size, 1)
@@ -759,10 +759,6 @@ def _int_value(t: CType, term: z3.ExprRef) -> int | None:
     if isinstance(t, PointerType):
         return term.as_long()
     return None
-
-
-def _bool(b: bool | z3.BoolRef) -> z3.BoolRef:
-    return z3.BoolVal(b) if isinstance(b, bool) else b
 
 
 def _simp(e: z3.ExprRef) -> z3.ExprRef:
