@@ -57,8 +57,6 @@ class Encoding:
     """The program unwound to ``bound`` (merged exploration into an equation target),
     asserted into one incremental solver."""
 
-    _quick = INCREMENTAL_S  # the next query's share on the incremental solver (per instance once set)
-
     def __init__(self, program: Program, bound: int, loop_bounds: dict[str, int] | None = None,
                  timeout_s: float | None = None, max_steps: int = 2_000_000, deadline: float | None = None,
                  semantics: SemanticsOptions | None = None, unwinding: UnwindOptions | None = None,
@@ -87,6 +85,15 @@ class Encoding:
         except RecursionError:
             raise SymexLimit("program nests calls too deeply for the unwinding") from None
         self.semantics = sem
+        self._start_solver(timeout_s, stats)
+        self.stats.calls += strategy.prune_calls
+        self.stats.fresh_calls += strategy.prune_solver.fresh_calls
+        self.stats.time_s += strategy.prune_time
+        self.stats.encode_time_s += time.perf_counter() - t0 - strategy.prune_time
+
+    def _start_solver(self, timeout_s: float | None, stats: SolverStats | None) -> None:
+        """The incremental solver holding ``self.eq``, and the counters it reports to
+        (the encodings' common part: each derives ``self.eq`` its own way)."""
         self.solver = z3.Solver()
         self.timeout_ms = max(1, int(timeout_s * 1000)) if timeout_s is not None else None
         self.last_unknown = ""  # why the last one-off query was unknown
@@ -95,13 +102,10 @@ class Encoding:
         for c in self.eq.constraints:
             self.solver.add(c)
         self.stats = stats if stats is not None else SolverStats()
-        self.stats.calls += strategy.prune_calls
-        self.stats.fresh_calls += strategy.prune_solver.fresh_calls
-        self.stats.time_s += strategy.prune_time
-        self.stats.encode_time_s += time.perf_counter() - t0 - strategy.prune_time
         self.stats.constraints = max(self.stats.constraints, len(self.eq.constraints))
         self.stats.steps = max(self.stats.steps, len(self.eq.steps))
         self._lits = 0
+        self._quick = INCREMENTAL_S  # the next query's share on the incremental solver
 
     def set_timeout(self, seconds: float | None) -> None:
         if seconds is not None:

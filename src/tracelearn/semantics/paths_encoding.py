@@ -76,19 +76,9 @@ class PathsEncoding(Encoding):
         if len(selectors) > 1:
             eq.constraints.append(z3.AtMost(*selectors, 1))
         self.eq = eq
-        self.solver = z3.Solver()
-        self.timeout_ms = max(1, int(timeout_s * 1000)) if timeout_s is not None else None
-        self.last_unknown = ""
-        if self.timeout_ms is not None:
-            self.solver.set("timeout", self.timeout_ms)
-        for c in eq.constraints:
-            self.solver.add(c)
-        self.stats = stats if stats is not None else SolverStats()
+        self._start_solver(timeout_s, stats)
         self.stats.calls += target.calls
         self.stats.encode_time_s += time.perf_counter() - t0
-        self.stats.constraints = max(self.stats.constraints, len(eq.constraints))
-        self.stats.steps = max(self.stats.steps, len(eq.steps))
-        self._lits = 0
 
     def _explore(self, explorer: PathExplorer, target: PathTarget, selected: Callable[[Step], bool],
                  eq: Equation, selectors: list[z3.BoolRef]) -> None:
