@@ -5,7 +5,7 @@ A pointer is often a choice among a few places: merged where paths meet, it is
 in memory and read back. Asked as arithmetic (``addr - base`` and a range check per
 candidate object), every access through it is a barrel shifter over the object's
 bytes and 64-bit comparisons per object, which z3 bit-blasts: one membership query of
-pv's ``schedule`` (lists on the heap) held 900 shifters and 7,000 comparisons.
+pv's ``schedule`` (lists on the heap) held 1,579 shifts and 6,359 comparisons.
 CBMC's dereference splits a pointer into the objects it may point to instead. Here
 the term's if-then-else structure is followed (through SSA definitions, additions of
 constants, and reads of stored pointers at constant offsets) down to its places; when
