@@ -17,15 +17,16 @@ import z3
 from ..ir.program import Program
 from .equation import Equation, Step
 from ..bigstack import run_with_big_stack
-from .solving import check_sat, check_then_fresh, clear_main_interrupt, interrupt_main_context
+from .bitblast import BitBlastSession
+from .solving import check_fresh, check_quick, check_sat, clear_main_interrupt, interrupt_main_context
 from .strategies.unwind import MergedUnwinding, UnwindOptions
 from .symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
 from .targets import EquationTarget
 
 
-# A query's time on the incremental solver before a fresh one is asked; after a query
-# only the fresh one answered, the next gets the shorter share (a program whose queries
-# the incremental core cannot do: pv's Docking lost 1 s on each).
+# A query's time on z3's incremental core before the bit-blasted session (or a fresh
+# solver) is asked; after a query only they answered, the next gets the shorter share (a
+# program whose queries the incremental core cannot do: pv's Docking lost 1 s on each).
 INCREMENTAL_S = 1.0
 INCREMENTAL_AFTER_FRESH_S = 0.1
 
@@ -37,11 +38,13 @@ class SolverStats:
     encode_time_s: float = 0.0
     constraints: int = 0
     steps: int = 0
-    fresh_calls: int = 0  # of ``calls``: answered by a fresh solver (``solving.check_then_fresh``)
+    fresh_calls: int = 0  # of ``calls``: answered by a fresh solver (``solving.check_fresh``)
+    bitblast_calls: int = 0  # of ``calls``: answered by the bit-blasted session (``bitblast``)
 
     def add(self, other: "SolverStats") -> None:
         self.calls += other.calls
         self.fresh_calls += other.fresh_calls
+        self.bitblast_calls += other.bitblast_calls
         self.time_s += other.time_s
         self.encode_time_s += other.encode_time_s
         self.constraints = max(self.constraints, other.constraints)
@@ -50,7 +53,8 @@ class SolverStats:
     def to_json(self) -> dict:
         return {"solver_calls": self.calls, "solver_time_s": round(self.time_s, 4),
                 "encoding_time_s": round(self.encode_time_s, 4), "formula_size": self.constraints,
-                "equation_steps": self.steps, "fresh_solver_calls": self.fresh_calls}
+                "equation_steps": self.steps, "fresh_solver_calls": self.fresh_calls,
+                "bitblasted_solver_calls": self.bitblast_calls}
 
 
 class Encoding:
@@ -96,7 +100,7 @@ class Encoding:
         (the encodings' common part: each derives ``self.eq`` its own way)."""
         self.solver = z3.Solver()
         self.timeout_ms = max(1, int(timeout_s * 1000)) if timeout_s is not None else None
-        self.last_unknown = ""  # why the last one-off query was unknown
+        self.last_unknown = ""  # why the last query was unknown
         if self.timeout_ms is not None:
             self.solver.set("timeout", self.timeout_ms)
         for c in self.eq.constraints:
@@ -106,6 +110,9 @@ class Encoding:
         self.stats.steps = max(self.stats.steps, len(self.eq.steps))
         self._lits = 0
         self._quick = INCREMENTAL_S  # the next query's share on the incremental solver
+        # Queries under assumptions: bit-blasted once (started at the first such query,
+        # with every constraint added by then), z3 as below once it is beyond that
+        self.bitblast = BitBlastSession(self.solver)
 
     def set_timeout(self, seconds: float | None) -> None:
         if seconds is not None:
@@ -128,20 +135,43 @@ class Encoding:
         if goal is not None:
             assumptions.append(self.literal(goal))
         t0 = time.perf_counter()
-        if extra:
-            self.solver.push()
-            for c in extra:
-                self.solver.add(c)
         try:
-            r, model, fresh = check_then_fresh(self.solver, assumptions, self.deadline, self._quick)
-            self.stats.fresh_calls += fresh
-            if r != z3.unknown:
-                self._quick = INCREMENTAL_AFTER_FRESH_S if fresh else INCREMENTAL_S
+            return self._solve_assumed(assumptions, extra)
         finally:
-            if extra:
-                self.solver.pop()
             self.stats.calls += 1
             self.stats.time_s += time.perf_counter() - t0
+
+    def _solve_assumed(self, assumptions: list[z3.BoolRef], extra: list[z3.BoolRef] | None
+                       ) -> tuple[str, z3.ModelRef | None]:
+        """z3's incremental core for a share of the time (it answers most queries of most
+        programs in milliseconds), then the bit-blasted session, then a fresh solver."""
+        if self._quick > 0:
+            if extra:
+                self.solver.push()
+                self.solver.add(*extra)
+            try:
+                r, model, final = check_quick(self.solver, assumptions, self.deadline, self._quick)
+                why = self.solver.reason_unknown() if r == z3.unknown else ""
+            finally:
+                if extra:
+                    self.solver.pop()
+            if final:
+                if r != z3.unknown:
+                    self._quick = INCREMENTAL_S
+                self.last_unknown = why
+                return str(r), model
+        out = self.bitblast.check(assumptions, extra, self.deadline, self.timeout_ms)
+        if out is not None:
+            r, model = out
+            self.stats.bitblast_calls += 1
+            why = self.bitblast.reason_unknown() if r == z3.unknown else ""
+        else:
+            r, model, why = check_fresh(list(self.solver.assertions()) + list(extra or []), assumptions,
+                                        self.deadline)
+            self.stats.fresh_calls += 1
+        if r != z3.unknown:
+            self._quick = INCREMENTAL_AFTER_FRESH_S
+        self.last_unknown = why
         return str(r), model
 
     def _solve_once(self, goal: z3.BoolRef) -> tuple[str, z3.ModelRef | None]:

@@ -96,28 +96,43 @@ def check_sat(solver: z3.Solver | z3.Optimize, assumptions: tuple | list = (),
     return box["r"]
 
 
+def check_quick(solver: z3.Solver, assumptions: list, deadline: float | None, quick_s: float
+                ) -> tuple[z3.CheckSatResult, z3.ModelRef | None, bool]:
+    """``check_sat`` on the incremental ``solver`` for at most ``quick_s``: the answer, its
+    model (sat), and whether that is final (answered, or stopped from outside: a proof
+    found, the time limit, where another solver would only be stopped too)."""
+    quick = time.perf_counter() + quick_s
+    r = check_sat(solver, assumptions, quick if deadline is None else min(quick, deadline))
+    if r == z3.sat:
+        return r, solver.model(), True
+    now = time.perf_counter()
+    final = r == z3.unsat or now < quick - 0.05 or (deadline is not None and now >= deadline)
+    return r, None, final
+
+
+def check_fresh(assertions: z3.AstVector | list, assumptions: list, deadline: float | None
+                ) -> tuple[z3.CheckSatResult, z3.ModelRef | None, str]:
+    """``check_sat`` on a fresh solver holding ``assertions`` and the assumptions asserted:
+    the answer, its model (sat), why it is unknown (else "")."""
+    fresh = z3.Solver()
+    fresh.add(assertions)
+    fresh.add(*assumptions)
+    r = check_sat(fresh, [], deadline)
+    return r, (fresh.model() if r == z3.sat else None), (fresh.reason_unknown() if r == z3.unknown else "")
+
+
 def check_then_fresh(solver: z3.Solver, assumptions: list, deadline: float | None,
                      quick_s: float) -> tuple[z3.CheckSatResult, z3.ModelRef | None, bool]:
-    """``check_sat`` on the incremental ``solver`` for at most ``quick_s``, then, if it
-    has not answered, on a fresh solver holding the same assertions and the
-    assumptions. z3 answers a check under assumptions (or after a push) with its
+    """``check_quick``, then, if it has not answered, ``check_fresh`` on the same
+    assertions. z3 answers a check under assumptions (or after a push) with its
     incremental core, without the preprocessing (equation solving, bit-blasting) of a
     solver's first check: on pv's schedule (heap lists, floats) a membership query took
     95 s there and 6 s on a fresh solver, a pruning query 4-6 s against 0.3-0.5 s.
     ``quick_s`` <= 0: the fresh solver only. Returns the answer, its model (sat) and
     whether the fresh solver gave it."""
     if quick_s > 0:
-        quick = time.perf_counter() + quick_s
-        r = check_sat(solver, assumptions, quick if deadline is None else min(quick, deadline))
-        if r == z3.sat:
-            return r, solver.model(), False
-        now = time.perf_counter()
-        # unknown before its share was up: stopped from outside (a proof found, the time
-        # limit) or given up for another reason; a fresh solver would only be stopped too
-        if r == z3.unsat or now < quick - 0.05 or (deadline is not None and now >= deadline):
-            return r, None, False
-    fresh = z3.Solver()
-    fresh.add(solver.assertions())
-    fresh.add(*assumptions)
-    r = check_sat(fresh, [], deadline)
-    return r, (fresh.model() if r == z3.sat else None), True
+        r, model, final = check_quick(solver, assumptions, deadline, quick_s)
+        if final:
+            return r, model, False
+    r, model, _ = check_fresh(solver.assertions(), assumptions, deadline)
+    return r, model, True

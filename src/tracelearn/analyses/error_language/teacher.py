@@ -176,7 +176,7 @@ class ErrorTeacher:
         self.enc.set_timeout(max(0.001, self.deadline - time.perf_counter()))
         r, model = self.enc.solve(None, assumptions, extra)  # counted in self.stats.solver
         if r == "unknown":
-            raise TeacherTimeout(self.enc.solver.reason_unknown() or "solver gave up")
+            raise TeacherTimeout(self.enc.last_unknown or "solver gave up")
         return r, model
 
     # ------------------------------------------------------------- pre-checks
