@@ -26,11 +26,11 @@ the solver would keep.)
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterator
 
 import z3
 from z3 import z3core as C
 
+from .dag import leaves
 from .solving import check_then_fresh
 
 
@@ -121,7 +121,7 @@ class ConeSolver:
         transitively."""
         ctx = term.ctx_ref()
         stack = [term.as_ast()]
-        for key, leaf in _leaves(ctx, stack, self.visited):
+        for key, leaf in leaves(ctx, stack, self.visited):
             if leaf is None:
                 continue
             d = self.defs.pop(key, None)
@@ -134,33 +134,6 @@ class ConeSolver:
                 self.solver.add(side)
                 self.asserted += 1
                 self.fresh.append((d[0] if d is not None else -1, side))
-
-
-def _leaves(ctx: z3.ContextObj, stack: list, visited: set[int]) -> Iterator[tuple[int, object]]:
-    """The leaves of the DAGs on ``stack`` not in ``visited`` (added as they are met):
-    (AST id, the constant's application) for a constant, (AST id, None) for a bound
-    variable or a quantifier (whose body is walked too); numerals are skipped. Items
-    the caller pushes on ``stack`` meanwhile are walked as well. Raw ASTs: the terms
-    keep them alive, and a wrapper object per node would cost more than the walk."""
-    while stack:
-        a = stack.pop()
-        key = C.Z3_get_ast_id(ctx, a)
-        if key in visited:
-            continue
-        visited.add(key)
-        kind = C.Z3_get_ast_kind(ctx, a)
-        if kind == z3.Z3_APP_AST:
-            app = C.Z3_to_app(ctx, a)
-            n = C.Z3_get_app_num_args(ctx, app)
-            if n:
-                stack.extend(C.Z3_get_app_arg(ctx, app, i) for i in range(n))
-            else:
-                yield key, app
-        elif kind == z3.Z3_QUANTIFIER_AST:
-            stack.append(C.Z3_get_quantifier_body(ctx, a))
-            yield key, None
-        elif kind != z3.Z3_NUMERAL_AST:
-            yield key, None
 
 
 def _defined_symbol(c: z3.BoolRef) -> int | None:
@@ -185,7 +158,7 @@ def _single_input(c: z3.BoolRef) -> int | None:
     """The AST id of the one symbol in ``c`` (a domain constraint), else None."""
     found = None
     ctx = c.ctx_ref()
-    for key, leaf in _leaves(ctx, [c.as_ast()], set()):
+    for key, leaf in leaves(ctx, [c.as_ast()], set()):
         if leaf is None:
             return None  # a quantifier or a bound variable: not a domain constraint
         if C.Z3_get_decl_kind(ctx, C.Z3_get_app_decl(ctx, leaf)) == z3.Z3_OP_UNINTERPRETED:
