@@ -243,7 +243,9 @@ def _bmc(program: Program, opts: CheckOptions, done: CheckProgress, deadline: fl
         if opts.bound is not None:
             return CheckResult("true-up-to-bound", b, None, stats, "some paths exceed the bound", approximations, enc)
         by_global = [s.guard for s in unwinds if s.origin != "explicit"]
-        if r2 == "sat" and (not by_global or _reachable(enc, by_global, stats) == "unsat"):
+        # (every cut by the global bound: r2 answered this already)
+        if r2 == "sat" and len(by_global) < len(unwinds) and (
+                not by_global or _reachable(enc, by_global, stats) == "unsat"):
             # Only loops with their own --unwind-loop bound are cut: a larger global
             # bound would change nothing.
             return CheckResult("true-up-to-bound", b, None, stats,
