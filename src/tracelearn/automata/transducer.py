@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import z3
 
+from ..z3dag import names
 from .bvterm import Undefined, compile_term
 
 OUT_BITS = 32
@@ -188,24 +189,7 @@ def _esc(s: str) -> str:
 
 def window_vars(t: z3.ExprRef) -> set[int]:
     """The window places ``j`` of the ``w<j>`` a term reads."""
-    return {int(n[1:]) for n in free_names(t) if n.startswith("w") and n[1:].isdigit()}
-
-
-def free_names(t: z3.ExprRef) -> set[str]:
-    """The names of the uninterpreted constants of a term."""
-    out: set[str] = set()
-    seen: set[int] = set()
-    todo = [t]
-    while todo:
-        e = todo.pop()
-        if e.get_id() in seen:
-            continue
-        seen.add(e.get_id())
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out.add(e.decl().name())
-        else:
-            todo.extend(e.children())
-    return out
+    return {int(n[1:]) for n in names(t) if n.startswith("w") and n[1:].isdigit()}
 
 
 # -------------------------------------------------------------------- text

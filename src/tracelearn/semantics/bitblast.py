@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import z3
 from z3 import z3core
 
-from .dag import leaves
+from ..z3dag import leaves
 from .solving import check_sat
 
 PREPROCESS = ("simplify", "fpa2bv", "simplify", "ackermannize_bv")

@@ -30,7 +30,7 @@ from collections import defaultdict
 import z3
 from z3 import z3core as C
 
-from .dag import leaves
+from ..z3dag import leaves
 from .solving import check_then_fresh
 
 

@@ -7,6 +7,7 @@ point (round-to-nearest-even); aggregates are bit-vector blobs of 8*size bits.
 from __future__ import annotations
 
 import z3
+from z3 import z3core as C
 
 from ..ir.types import CType, FloatType, IntType, PointerType
 from ..ir.values import float_to_bits
@@ -197,31 +198,79 @@ def from_bits(t: CType, bv: z3.BitVecRef) -> z3.ExprRef:
     return bv
 
 
-def fold_sign_ext(e: z3.ExprRef, cache: dict[int, tuple[z3.ExprRef, z3.ExprRef]] | None = None) -> z3.ExprRef:
-    """z3's simplifier writes a sign extension as a concat of the sign bit's extracts:
-    fold it back (so that terms read back from the semantics stay small). ``cache``:
-    terms folded already, by id (kept with the term: an id is not reused while its
-    term lives), shared between calls on terms that share subterms."""
-    cache = {} if cache is None else cache
+class SignExtFolds:
+    """What ``fold_sign_ext`` found, kept across calls on terms that share subterms:
+    by AST id, the folded term, or None for a subterm with nothing to fold. The terms
+    walked are kept, and with them every subterm: an id is not reused while its term
+    lives."""
 
-    def go(t: z3.ExprRef) -> z3.ExprRef:
-        hit = cache.get(t.get_id())
-        if hit is not None:
-            return hit[1]
-        r = t
-        if z3.is_app_of(t, z3.Z3_OP_CONCAT):
-            ch = t.children()
-            x = ch[-1]
-            hb = x.size() - 1 if z3.is_bv(x) else -1
-            # the low part is x itself, or x's low bits taken out of a wider y
-            base = x.arg(0) if z3.is_app_of(x, z3.Z3_OP_EXTRACT) and x.params()[1] == 0 else x
-            if hb >= 0 and all(z3.is_app_of(c, z3.Z3_OP_EXTRACT) and c.params() == [hb, hb]
-                               and c.arg(0).eq(base) for c in ch[:-1]):
-                r = z3.SignExt(len(ch) - 1, go(x))
-        if r is t and z3.is_app(t) and t.num_args():
-            new = [go(c) for c in t.children()]
-            if any(not a.eq(b) for a, b in zip(new, t.children())):
-                r = t.decl()(*new)
-        cache[t.get_id()] = (t, r)
+    def __init__(self) -> None:
+        self.done: dict[int, z3.ExprRef | None] = {}
+        self.kept: list[z3.ExprRef] = []
+
+    def clear(self) -> None:
+        self.done.clear()
+        self.kept.clear()
+
+
+def fold_sign_ext(e: z3.ExprRef, folds: SignExtFolds | None = None) -> z3.ExprRef:
+    """z3's simplifier writes a sign extension as a concat of the sign bit's extracts:
+    fold it back (so that terms read back from the semantics stay small). The walk is
+    over raw ASTs (C calls; a Python wrapper per node cost more than the rest of a
+    filter's learning): wrappers only for what changes."""
+    folds = SignExtFolds() if folds is None else folds
+    folds.kept.append(e)
+    ctx_obj = e.ctx
+    ctx = e.ctx_ref()
+    done = folds.done
+
+    def extract_bit(a, hb: int, base: int) -> bool:
+        """Is raw ``a`` extract(hb, hb) of the term with id ``base``?"""
+        if C.Z3_get_ast_kind(ctx, a) != z3.Z3_APP_AST:
+            return False
+        app = C.Z3_to_app(ctx, a)
+        d = C.Z3_get_app_decl(ctx, app)
+        return (C.Z3_get_decl_kind(ctx, d) == z3.Z3_OP_EXTRACT
+                and C.Z3_get_decl_int_parameter(ctx, d, 0) == hb == C.Z3_get_decl_int_parameter(ctx, d, 1)
+                and C.Z3_get_ast_id(ctx, C.Z3_get_app_arg(ctx, app, 0)) == base)
+
+    def go(a) -> z3.ExprRef | None:
+        """The folded term of raw ``a``, None when it is ``a`` itself."""
+        key = C.Z3_get_ast_id(ctx, a)
+        if key in done:
+            return done[key]
+        r = None
+        if C.Z3_get_ast_kind(ctx, a) == z3.Z3_APP_AST:
+            app = C.Z3_to_app(ctx, a)
+            n = C.Z3_get_app_num_args(ctx, app)
+            args = [C.Z3_get_app_arg(ctx, app, i) for i in range(n)]
+            decl = C.Z3_get_app_decl(ctx, app)
+            if n > 1 and C.Z3_get_decl_kind(ctx, decl) == z3.Z3_OP_CONCAT:
+                x = args[-1]
+                sort = C.Z3_get_sort(ctx, x)
+                if C.Z3_get_sort_kind(ctx, sort) == z3.Z3_BV_SORT:
+                    hb = C.Z3_get_bv_sort_size(ctx, sort) - 1
+                    # the low part is x itself, or x's low bits taken out of a wider y
+                    base = x
+                    if C.Z3_get_ast_kind(ctx, x) == z3.Z3_APP_AST:
+                        xa = C.Z3_to_app(ctx, x)
+                        xd = C.Z3_get_app_decl(ctx, xa)
+                        if C.Z3_get_decl_kind(ctx, xd) == z3.Z3_OP_EXTRACT and C.Z3_get_decl_int_parameter(ctx, xd, 1) == 0:
+                            base = C.Z3_get_app_arg(ctx, xa, 0)
+                    base_id = C.Z3_get_ast_id(ctx, base)
+                    if all(extract_bit(c, hb, base_id) for c in args[:-1]):
+                        fx = go(x)
+                        r = z3.SignExt(n - 1, fx if fx is not None else z3.z3._to_expr_ref(x, ctx_obj))
+            if r is None and n:
+                new = [go(c) for c in args]
+                if any(v is not None for v in new):
+                    raw = [v.as_ast() if v is not None else c for v, c in zip(new, args)]
+                    r = z3.z3._to_expr_ref(C.Z3_mk_app(ctx, decl, n, (z3.Ast * n)(*raw)), ctx_obj)
+        if r is not None:
+            done[key] = r
+        else:
+            done[key] = None
         return r
-    return go(e)
+
+    r = go(e.as_ast())
+    return e if r is None else r

@@ -101,9 +101,10 @@ class EquivalenceChecker:
                                              res.solver_calls, res.depth)
                 if st.kind != "step":
                     continue
-                for m in conj.out_of(node.q):
-                    en = self._enabled(m.guard, m.outputs, node.boundary.defined)
-                    if not ss.sat(en):
+                moves = conj.out_of(node.q)
+                ens = [self._enabled(m.guard, m.outputs, node.boundary.defined) for m in moves]
+                for m, en, possible in zip(moves, ens, ss.which(ens)):
+                    if not possible:
                         continue
                     cond = z3.And(st.cond, en)
                     if st.next is None:
@@ -210,19 +211,45 @@ class _StepSolver:
         self.res = res
 
     def sat(self, extra: z3.BoolRef | None = None) -> bool:
+        return self._check(extra, False) is not None
+
+    def which(self, conds: list[z3.BoolRef]) -> list[bool]:
+        """Which of ``conds`` hold on some path of the step. Most do not (a step is
+        enabled with few of the conjecture's moves): one question for all those left,
+        and each model found settles every condition true in it, so a step costs its
+        enabled moves plus one, not a question per move."""
+        out = [False] * len(conds)
+        left = [i for i, c in enumerate(conds) if not z3.is_false(c)]
+        while left:
+            model = self._check(z3.Or(*[conds[i] for i in left]), True)
+            if model is None:
+                break
+            hit = [i for i in left if z3.is_true(model.eval(conds[i], model_completion=True))]
+            if not hit:  # pragma: no cover - a model of the disjunction makes one true
+                hit = [i for i in left if self.sat(conds[i])]
+                left = []
+            for i in hit:
+                out[i] = True
+            left = [i for i in left if not out[i]]
+        return out
+
+    def _check(self, extra: z3.BoolRef | None, want_model: bool) -> z3.ModelRef | bool | None:
+        """None when unsatisfiable; else the model (``want_model``) or True."""
         self.res.solver_calls += 1
         if self.deadline is not None:
             self.s.set("timeout", max(1, int(1000 * (self.deadline - time.perf_counter()))))
-        if extra is None:
-            r = self.s.check()
-        else:
+        if extra is not None:
             self.s.push()
             self.s.add(extra)
+        try:
             r = self.s.check()
-            self.s.pop()
+            found = (self.s.model() if want_model else True) if r == z3.sat else None
+        finally:
+            if extra is not None:
+                self.s.pop()
         if r == z3.unknown:
             raise TimeoutError(f"the solver could not decide a query ({self.s.reason_unknown()})")
-        return r == z3.sat
+        return found
 
 
 def _shift(cond: z3.BoolRef, k: int, el: Element) -> tuple[z3.BoolRef, ...]:

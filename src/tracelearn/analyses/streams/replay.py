@@ -52,10 +52,14 @@ class FilterReplay:
         self.define = define or {}
         self.program = load_program(str(self.harness), data_model, [str(Path(self.file).parent)] + self.include,
                                     self.define, entry="__tl_main", checks=DEFAULT_CHECKS)
+        self._interpreter: Interpreter | None = None
 
     def interpret(self, values: list[int], max_steps: int = 5_000_000) -> list[int]:
         out = io.BytesIO()
-        it = Interpreter(self.program, InterpOptions(stdout=out, max_steps=max_steps))
+        if self._interpreter is None:
+            self._interpreter = Interpreter(self.program, InterpOptions(stdout=out, max_steps=max_steps))
+        it = self._interpreter  # one for every run: it compiles the procedures once
+        it.opt.stdout, it.opt.max_steps = out, max_steps
         r = it.run(StreamInputs(values, str(self.harness)))
         if r.status not in ("ok",):
             raise RuntimeError(f"the filter's run in the interpreter ended with {r.status}: "

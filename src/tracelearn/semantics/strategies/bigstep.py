@@ -35,6 +35,7 @@ from ...ir.analysis import live_locals
 from ...ir.expr import Reg
 from ...ir.program import Call, Program, SourceLoc
 from ...ir.types import IntType
+from ...z3dag import names as term_names, substitute
 from .. import symexpr as S
 from ..symbolic import SemanticsOptions, SymbolicSemantics
 from ..symstate import SVal
@@ -257,7 +258,7 @@ class FilterRunner:
     def _pick(self, conds: list[z3.BoolRef], r: _Run) -> int:
         conds = [self._expand(c) for c in conds]
         for i, c in enumerate(conds):
-            v = simp(z3.substitute(c, *r.subst)) if r.subst else simp(c)
+            v = simp(substitute(c, r.subst)) if r.subst else simp(c)
             if z3.is_true(v):
                 if not z3.is_true(c):
                     r.guard.append(c)
@@ -270,20 +271,20 @@ class FilterRunner:
     def _relativise(self, r: _Run, at: int) -> tuple[BigStep, int]:
         el = self.element
         terms = [simp(g) for g in r.guard] + list(r.outs)
-        names = {int(n[3:]) for t in terms for n in _names(t) if n.startswith("in!")}
+        names = {int(n[3:]) for t in terms for n in term_names(t) if n.startswith("in!")}
         dist = max((at - i for i in names), default=0)
         sub = [(el.symbol(i), el.window(at - i)) for i in names]
-        rel = [S.fold_sign_ext(simp(z3.substitute(t, *sub)) if sub else t) for t in terms]
+        rel = [S.fold_sign_ext(simp(substitute(t, sub)) if sub else t) for t in terms]
         guard = tuple(g for g in rel[:len(r.guard)] if not z3.is_true(g))
         return BigStep(guard, tuple(rel[len(r.guard):])), dist
 
     def _unrelativise(self, t: z3.ExprRef, r: _Run, at: int) -> z3.ExprRef:
         el = self.element
         sub = [(el.window(j), el.symbol(at - j)) for j in range(0, at + 1)]
-        return z3.substitute(t, *sub) if sub else t
+        return substitute(t, sub) if sub else t
 
     def _concrete(self, t: z3.ExprRef, r: _Run) -> int:
-        v = simp(z3.substitute(t, *r.subst)) if r.subst else simp(t)
+        v = simp(substitute(t, r.subst)) if r.subst else simp(t)
         if not z3.is_bv_value(v):
             raise FilterError(f"an output depends on something other than the input: {t}", self.sem.cur_loc)
         return v.as_signed_long()
@@ -301,7 +302,7 @@ class Definitions:
     def __init__(self, target: PathTarget) -> None:
         self.target = target
         self._by_node: dict[int, tuple[object, list[tuple[z3.ExprRef, z3.ExprRef]], int, int]] = {}
-        self._folded: dict[int, tuple[z3.ExprRef, z3.ExprRef]] = {}  # fold_sign_ext's, across reads
+        self._folded = S.SignExtFolds()  # fold_sign_ext's, across reads
 
     def forget(self) -> None:
         self._by_node.clear()
@@ -331,14 +332,14 @@ class Definitions:
                     if not _ssa(lhs) and _ssa(rhs):  # a constant value comes first
                         lhs, rhs = rhs, lhs
                     if _ssa(lhs):
-                        defs.append((lhs, z3.substitute(rhs, *defs) if defs else rhs))
+                        defs.append((lhs, substitute(rhs, defs) if defs else rhs))
             self._by_node[id(m)] = (m, list(defs), len(m.constraints), epoch)
         return defs
 
     def expand(self, t: z3.ExprRef, node) -> z3.ExprRef:
         defs = self.of(node)
         # fold first: simplifying a sign extension written as a concat splits x == c in two
-        return simp(S.fold_sign_ext(z3.substitute(t, *defs) if defs else t, self._folded))
+        return simp(S.fold_sign_ext(substitute(t, defs) if defs else t, self._folded))
 
 
 def _ssa(t: z3.ExprRef) -> bool:
@@ -520,8 +521,8 @@ class StepExplorer:
         shift = [(el.window(j), el.window(j + 1)) for j in range(self.k + 1)]
 
         def reread(t: z3.ExprRef) -> z3.ExprRef:
-            t = z3.substitute(self._expand(t, p), *shift)
-            for name in _names(t):
+            t = substitute(self._expand(t, p), shift)
+            for name in term_names(t):
                 if name.startswith("w") and name[1:].isdigit() and int(name[1:]) > self.k:
                     raise LookbackExceeded(f"the state holds the element {name[1:]} back")
             return simp(t)
@@ -581,7 +582,7 @@ class StepExplorer:
             cs.extend(n.constraints)
             n = n.parent
         defs = self.defs.of(node)
-        out = [simp(z3.substitute(c, *defs) if defs else c) for c in cs]
+        out = [simp(substitute(c, defs) if defs else c) for c in cs]
         return S.fold_sign_ext(simp(z3.And(*[c for c in out if not z3.is_true(c)]))) if out else z3.BoolVal(True)
 
     def _peek_offset(self, p: PathPoint) -> None:
@@ -606,18 +607,3 @@ def _const(t: z3.ExprRef) -> int:
         raise FilterError(f"an output before the first read is not a constant: {t}", None)
     return t.as_signed_long()
 
-
-def _names(t: z3.ExprRef) -> set[str]:
-    out: set[str] = set()
-    seen: set[int] = set()
-    todo = [t]
-    while todo:
-        e = todo.pop()
-        if e.get_id() in seen:
-            continue
-        seen.add(e.get_id())
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out.add(e.decl().name())
-        else:
-            todo.extend(e.children())
-    return out

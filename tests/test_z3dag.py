@@ -1,0 +1,86 @@
+"""The raw-C-API term helpers (``z3dag``) and the sign-extension folding built on the
+same raw walk: random terms, checked against z3's own functions and by z3 itself."""
+
+from __future__ import annotations
+
+import random
+
+import z3
+
+from tracelearn.semantics.symexpr import SignExtFolds, fold_sign_ext
+from tracelearn.z3dag import names, substitute
+
+X = [z3.BitVec(f"w{i}", 8) for i in range(3)]
+Y = z3.BitVec("in!4", 32)
+
+
+def _term(rnd: random.Random, depth: int) -> z3.BitVecRef:
+    if depth == 0:
+        return rnd.choice([rnd.choice(X), z3.BitVecVal(rnd.randrange(256), 8), z3.Extract(7, 0, Y)])
+    a = _term(rnd, depth - 1)
+    k = rnd.randrange(4)
+    if k == 0:
+        return a + _term(rnd, depth - 1)
+    if k == 1:
+        return a & _term(rnd, depth - 1)
+    if k == 2:
+        return z3.If(z3.ULT(a, _term(rnd, depth - 1)), a, _term(rnd, depth - 1))
+    return z3.Extract(7, 0, z3.SignExt(8, a) >> 2)
+
+
+def _has_sign_concat(t: z3.ExprRef) -> bool:
+    """The simplifier's sign extension anywhere in ``t``: a concat of x's sign bit,
+    repeated, and x (or of the bit of a wider y that x's low bits are taken from)."""
+    todo, seen = [t], set()
+    while todo:
+        e = todo.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_app_of(e, z3.Z3_OP_CONCAT) and e.num_args() > 1:
+            *hi, x = e.children()
+            top = x.size() - 1
+            base = x.arg(0) if z3.is_app_of(x, z3.Z3_OP_EXTRACT) and x.params()[1] == 0 else x
+            if all(z3.is_app_of(c, z3.Z3_OP_EXTRACT) and c.params() == [top, top] and c.arg(0).eq(base)
+                   for c in hi):
+                return True
+        if z3.is_app(e):
+            todo.extend(e.children())
+    return False
+
+
+def test_fold_sign_ext_keeps_the_meaning_and_leaves_no_sign_concat():
+    rnd = random.Random(7)
+    folds = SignExtFolds()
+    folded = 0
+    for i in range(300):
+        t = _term(rnd, rnd.randrange(1, 5))
+        wide = z3.simplify(z3.SignExt(24, t) + Y * z3.SignExt(24, _term(rnd, 2)))
+        f = fold_sign_ext(wide, folds if i % 2 else None)
+        s = z3.Solver()
+        s.add(f != wide)
+        assert s.check() == z3.unsat, (wide, f)
+        assert not _has_sign_concat(f), f
+        folded += not f.eq(wide)
+    assert folded > 100  # the generator does make the simplifier's concats
+
+
+def test_fold_sign_ext_leaves_other_terms_as_they_are():
+    t = z3.Concat(z3.Extract(7, 7, X[0]), X[1])  # another element's bit: not a sign
+    assert fold_sign_ext(t).eq(t)
+    t2 = z3.Concat(z3.Extract(7, 6, X[0]), X[0])  # two bits: not a sign extension
+    assert fold_sign_ext(t2).eq(t2)
+    assert fold_sign_ext(z3.Concat(z3.Extract(7, 7, X[0]), X[0])).eq(z3.SignExt(1, X[0]))
+    u = z3.ULT(X[0] + 1, X[2])
+    assert fold_sign_ext(u) is u
+
+
+def test_names_and_substitute_agree_with_z3py():
+    rnd = random.Random(3)
+    for _ in range(200):
+        t = _term(rnd, rnd.randrange(0, 5))
+        want = {str(v) for v in z3.z3util.get_vars(t)}
+        assert names(t) == want
+        pairs = [(X[j], X[(j + 1) % 3] + j) for j in range(3) if rnd.random() < 0.7]
+        assert substitute(t, pairs).eq(z3.substitute(t, *pairs))
+    assert substitute(X[0], []) is X[0]
