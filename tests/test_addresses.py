@@ -125,3 +125,41 @@ def test_merged_pointers_end_to_end(tmp_path, bound):
     # and with that error call gone, the other one is unreachable: true within the bound
     src.write_text(src.read_text().replace("g2.val == 12) __VERIFIER_error()", "g2.val == 12) return 1"))
     assert check(str(src), bound=bound, data_model="LP64")["verdict"] in ("true", "true-up-to-bound")
+
+
+def _same_tree(a, b) -> bool:
+    if type(a) is not type(b):
+        return False
+    if hasattr(a, "k"):
+        return a.k == b.k
+    if hasattr(a, "cond"):
+        return a.cond.eq(b.cond) and _same_tree(a.then, b.then) and _same_tree(a.other, b.other)
+    return True
+
+
+def test_places_shared_between_calls_are_the_places_found_alone():
+    """The semantics keeps the places of subterms between accesses (one memo): every
+    address, alone or as part of a later one, gets the tree a fresh walk gives."""
+    rng = random.Random(5)
+    defs: dict = {}
+    nowhere: set[int] = set()
+
+    def definition(s):
+        d = defs.get(s.get_id())
+        return d[1] if isinstance(d, tuple) and d[0].eq(s) else None
+
+    memo: dict = {}
+    found = 0
+    addrs = []
+    for i in range(200):
+        a = _random_address(rng, defs, nowhere)
+        if addrs and rng.random() < 0.5:  # a choice among earlier pointers, as merges make
+            a = z3.If(z3.Bool(f"m{i}"), a, z3.BitVecVal(rng.choice([0, 8]), W) + rng.choice(addrs))
+        addrs.append(a)
+        shared = address_tree(a, definition, lambda s: s.get_id() in nowhere, memo)
+        alone = address_tree(a, definition, lambda s: s.get_id() in nowhere)
+        assert (shared is None) == (alone is None), a
+        if shared is not None:
+            found += 1
+            assert _same_tree(shared, alone), a
+    assert found >= 80 and len(memo) > 100

@@ -63,24 +63,31 @@ class _Arithmetic(Exception):
 
 
 def address_tree(term: z3.BitVecRef, definition: Callable[[z3.ExprRef], z3.ExprRef | None],
-                 nowhere: Callable[[z3.ExprRef], bool]) -> Tree | None:
+                 nowhere: Callable[[z3.ExprRef], bool],
+                 memo: dict[tuple[int, int], tuple[z3.ExprRef, Tree]] | None = None) -> Tree | None:
     """The places ``term`` may be, as a DAG of choices, or None when one of them is not
     a constant address or in no object. ``definition(sym)``: the term an SSA symbol
     was defined equal to (None: an input); ``nowhere(sym)``: is ``sym`` a pointer
-    constrained to be null or invalid."""
+    constrained to be null or invalid. ``memo``: the trees of subterms found so far,
+    (AST id, offset) -> (the term, kept alive, its tree), shared by the calls of one
+    semantics (definitions never change; a pointer merged from earlier ones has their
+    trees inside)."""
     width = term.size()
     mask = (1 << width) - 1
-    memo: dict[tuple[int, int], tuple[z3.ExprRef, Tree]] = {}  # (AST id, k) -> (term kept alive, tree)
+    memo = {} if memo is None else memo
+    new = 0  # nodes this call added: a tree larger than MAX_STEPS stays arithmetic
     nowhere_leaf = Nowhere()
 
     def walk(t: z3.ExprRef, k: int) -> Tree:
+        nonlocal new
         if z3.is_bv_value(t):
             return Const((t.as_long() + k) & mask)
         key = (t.get_id(), k)
         hit = memo.get(key)
-        if hit is not None:
+        if hit is not None and hit[0].eq(t):
             return hit[1]
-        if len(memo) >= MAX_STEPS:
+        new += 1
+        if new > MAX_STEPS:
             raise _Arithmetic
         if z3.is_app_of(t, z3.Z3_OP_ITE):
             tree: Tree = Node(t.arg(0), walk(t.arg(1), k), walk(t.arg(2), k))

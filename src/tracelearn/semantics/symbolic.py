@@ -137,6 +137,11 @@ class SymbolicSemantics(IRVisitor):
         # keeps its id from being reused
         self.values: dict[int, tuple[z3.ExprRef, z3.ExprRef]] = {}
         self.nowhere: dict[int, z3.ExprRef] = {}  # the same for pointers that are null or invalid
+        # address term's AST id -> (the term, its places): a function of the term, since
+        # definitions never change (a pointer's fields are accessed one after the other);
+        # and the places of their subterms, (AST id, offset) -> (subterm, places)
+        self.trees: dict[int, tuple[z3.ExprRef, Tree | None]] = {}
+        self.subtrees: dict[tuple[int, int], tuple[z3.ExprRef, Tree]] = {}
 
     # ------------------------------------------------------------- naming
 
@@ -631,7 +636,7 @@ class SymbolicSemantics(IRVisitor):
         """Candidate objects with the condition that ``addr`` hits each one and the
         offset there (see ``addresses.py``); adds the pointer-validity check."""
         cands = self.candidates(st, addr)
-        tree = address_tree(addr.term, self.definition, self.is_nowhere) if cands and not z3.is_bv_value(addr.term) else None
+        tree = self.places(addr.term) if cands and not z3.is_bv_value(addr.term) else None
         out = []
         for o in cands:
             if write and o.readonly:
@@ -656,6 +661,14 @@ class SymbolicSemantics(IRVisitor):
                 self.check(st, _simp(z3.Not(z3.Or(*dead))), "pointer", pid, loc, "access to freed memory", "deref")
         self.check(st, valid, "pointer", pid, loc, f"out-of-bounds {what} of {n} byte{'s' if n != 1 else ''} through a pointer", "deref")
         return out
+
+    def places(self, addr: z3.BitVecRef) -> Tree | None:
+        """``address_tree`` of ``addr``, computed once per term."""
+        hit = self.trees.get(addr.get_id())
+        if hit is None or not hit[0].eq(addr):
+            hit = (addr, address_tree(addr, self.definition, self.is_nowhere, self.subtrees))
+            self.trees[addr.get_id()] = hit
+        return hit[1]
 
     def _hit(self, o: SymObject, addr: z3.BitVecRef, tree: Tree | None, n: int) -> tuple[z3.BoolRef, Offset]:
         """The condition that an access of ``n`` bytes at ``addr`` lies inside ``o``, and
