@@ -109,6 +109,7 @@ def learn(program: Program, opts: LearnOptions, progress: Callable[[str], None] 
     table = SymbolicTable(teacher, opts.element.bits, initial_columns=opts.columns == "paper")
     res.teacher, res.table = teacher, table
     k = opts.lookback if opts.lookback is not None else 0
+    explorers: dict[int, StepExplorer] = {}
     try:
         for rnd in range(1, opts.max_rounds + 1):
             if progress:
@@ -128,8 +129,9 @@ def learn(program: Program, opts: LearnOptions, progress: Callable[[str], None] 
                 progress(f"conjecture {rnd}: {conj.states} states; checking equivalence")
             while True:
                 k = max(k, conj.lookback, 1)
-                checker = EquivalenceChecker(StepExplorer(program, opts.function, opts.element, k, bounds),
-                                             opts.max_boundaries, opts.max_depth, deadline)
+                if k not in explorers:  # kept between rounds: the filter's steps stay the same
+                    explorers[k] = StepExplorer(program, opts.function, opts.element, k, bounds)
+                checker = EquivalenceChecker(explorers[k], opts.max_boundaries, opts.max_depth, deadline)
                 try:
                     eq = checker.check(conj)
                     break

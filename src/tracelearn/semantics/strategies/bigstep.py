@@ -419,12 +419,22 @@ class StepExplorer:
         self.root: PathPoint | None = None
         self.paths = 0
         self._liveness: dict[str, dict[tuple[int, int], frozenset[str]]] = {}
+        # what was found already: boundaries with one key have the same steps (the
+        # filter is deterministic; steps are over the window), whichever conjecture
+        # state or window predicates the oracle meets them with, in whichever round
+        self._initial: tuple[tuple[int, ...], Boundary | None] | None = None
+        self._steps: dict[tuple, list[SymStep]] = {}
 
     # ------------------------------------------------------------------ entry
 
     def initial(self) -> tuple[tuple[int, ...], Boundary | None]:
         """The outputs before the first read (constants) and the first boundary (None:
         the filter returned without reading)."""
+        if self._initial is None:
+            self._initial = self._first()
+        return self._initial
+
+    def _first(self) -> tuple[tuple[int, ...], Boundary | None]:
         self.root = self.explorer.start(self.function)
         outs: list[z3.ExprRef] = []
         point = self.root
@@ -449,6 +459,9 @@ class StepExplorer:
     def steps(self, b: Boundary) -> list[SymStep]:
         """Every feasible path of the big step from ``b``: the input goes on (an element
         ``w0``) or ends there."""
+        known = self._steps.get(b.key)
+        if known is not None:
+            return known
         self.defs.forget()
         out: list[SymStep] = []
         base = b.point.node
@@ -468,6 +481,7 @@ class StepExplorer:
             self._peek_offset(b.point)
             nxt, consumed = self.explorer.returned(b.point, SVal(w0)), call.callee == "tl_in"
         self._walk(nxt, base, (), "step", consumed, b, out)
+        self._steps[b.key] = out
         return out
 
     def _walk(self, point: PathPoint, base, outs: tuple, kind: str, consumed: bool, b: Boundary,
