@@ -8,7 +8,7 @@ import random
 import z3
 
 from tracelearn.semantics.symexpr import SignExtFolds, fold_sign_ext
-from tracelearn.z3dag import names, substitute
+from tracelearn.z3dag import holds, names, substitute
 
 X = [z3.BitVec(f"w{i}", 8) for i in range(3)]
 Y = z3.BitVec("in!4", 32)
@@ -84,3 +84,17 @@ def test_names_and_substitute_agree_with_z3py():
         pairs = [(X[j], X[(j + 1) % 3] + j) for j in range(3) if rnd.random() < 0.7]
         assert substitute(t, pairs).eq(z3.substitute(t, *pairs))
     assert substitute(X[0], []) is X[0]
+
+
+def test_holds_is_evaluation_in_the_completed_model():
+    rnd = random.Random(9)
+    s = z3.Solver()
+    s.add(z3.UGT(X[0], 3), X[1] == X[0] + 1)
+    assert s.check() == z3.sat
+    m = s.model()
+    for _ in range(200):
+        fs = [_term(rnd, 2) == _term(rnd, 1) if rnd.random() < 0.5 else z3.ULE(_term(rnd, 1), _term(rnd, 2))
+              for _ in range(rnd.randrange(0, 4))]
+        want = all(z3.is_true(m.eval(f, model_completion=True)) for f in fs)
+        assert holds(m, fs) == want
+    assert holds(m, [z3.UGT(X[0], 3), X[1] == X[0] + 1]) and not holds(m, [X[1] == X[0]])

@@ -59,3 +59,19 @@ def substitute(t: z3.ExprRef, pairs: list[tuple[z3.ExprRef, z3.ExprRef]]) -> z3.
     src = (z3.Ast * n)(*[a.as_ast() for a, _ in pairs])
     dst = (z3.Ast * n)(*[b.as_ast() for _, b in pairs])
     return z3.z3._to_expr_ref(C.Z3_substitute(t.ctx_ref(), t.as_ast(), n, src, dst), t.ctx)
+
+
+def holds(model: z3.ModelRef, formulas: list[z3.BoolRef]) -> bool:
+    """Is every one of ``formulas`` true in ``model``, completed (inputs it does not
+    mention get a value, kept in it)? One C call each and no wrapper for the values:
+    the path strategy asks this of the last model at every branch."""
+    if not formulas:
+        return True
+    ctx = formulas[0].ctx_ref()
+    out = (z3.Ast * 1)()
+    for f in formulas:
+        # the value lives until the next call into z3: read at once
+        if not C.Z3_model_eval(ctx, model.model, f.as_ast(), True, out) or \
+                C.Z3_get_bool_value(ctx, out[0]) != z3.Z3_L_TRUE:
+            return False
+    return True

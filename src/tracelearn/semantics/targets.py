@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import z3
 
+from ..z3dag import holds
 from .equation import Equation, Step
 from .solving import check_sat
 
@@ -278,9 +279,8 @@ class PathTarget:
         if not self.on_path(at):
             return False
         new = at.constraints[count:] + [c for n in self.nodes[at.depth + 1:] for c in n.constraints] + assumptions
-        for c in new:
-            if not z3.is_true(model.eval(c, model_completion=True)):
-                return False
+        if not holds(model, new):
+            return False
         node = self.nodes[-1]
         self._model = (node, len(node.constraints), model)
         return True
