@@ -8,7 +8,7 @@ import random
 import z3
 
 from tracelearn.semantics.symexpr import SignExtFolds, fold_sign_ext
-from tracelearn.z3dag import holds, names, substitute
+from tracelearn.z3dag import assert_all, holds, names, substitute
 
 X = [z3.BitVec(f"w{i}", 8) for i in range(3)]
 Y = z3.BitVec("in!4", 32)
@@ -98,3 +98,14 @@ def test_holds_is_evaluation_in_the_completed_model():
         want = all(z3.is_true(m.eval(f, model_completion=True)) for f in fs)
         assert holds(m, fs) == want
     assert holds(m, [z3.UGT(X[0], 3), X[1] == X[0] + 1]) and not holds(m, [X[1] == X[0]])
+
+
+def test_assert_all_asserts_what_add_would():
+    fs = [z3.UGT(X[0], 3), X[1] == X[0] + 1, z3.ULT(X[1], 5)]
+    a, b = z3.Solver(), z3.Solver()
+    assert_all(a, fs)
+    b.add(*fs)
+    assert [str(f) for f in a.assertions()] == [str(f) for f in b.assertions()]
+    assert a.check() == z3.sat and all(z3.is_true(a.model().eval(f)) for f in fs)
+    assert_all(a, [X[0] == 9])  # 10 is not below 5
+    assert a.check() == z3.unsat

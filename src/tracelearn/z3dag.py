@@ -75,3 +75,11 @@ def holds(model: z3.ModelRef, formulas: list[z3.BoolRef]) -> bool:
                 C.Z3_get_bool_value(ctx, out[0]) != z3.Z3_L_TRUE:
             return False
     return True
+
+
+def assert_all(solver: z3.Solver, formulas: list[z3.BoolRef]) -> None:
+    """``solver.add(*formulas)`` for formulas the semantics built (Booleans already):
+    without z3py's cast of each, which cost the path strategy as much as the rest."""
+    ctx = solver.ctx.ref()
+    for f in formulas:
+        C.Z3_solver_assert(ctx, solver.solver, f.as_ast())

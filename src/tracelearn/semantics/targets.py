@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from ..z3dag import holds
+from ..z3dag import assert_all, holds
 from .equation import Equation, Step
 from .solving import check_sat
 
@@ -195,16 +195,14 @@ class PathTarget:
         q = len(synced)
         if q == p:
             cs = nodes[q - 1].constraints
-            for c in cs[added[q - 1]:]:
-                self.solver.add(c)
+            assert_all(self.solver, cs[added[q - 1]:])
             added[q - 1] = len(cs)
         for i in range(q, len(nodes)):
             if i == q or i % FRAME_NODES == 0:
                 marks.append(i)
                 self.solver.push()
             n = nodes[i]
-            for c in n.constraints:
-                self.solver.add(c)
+            assert_all(self.solver, n.constraints)
             synced.append(n)
             added.append(len(n.constraints))
 
