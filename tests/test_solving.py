@@ -93,3 +93,30 @@ def test_a_fresh_solver_takes_over_with_the_same_answers():
         assert r == z3.unsat and model is None
     s.pop()
     assert len(s.assertions()) == 3  # the fresh solver left the incremental one as it was
+
+
+def test_an_interrupt_left_pending_by_a_stopped_query_is_cleared(monkeypatch):
+    """The stop path interrupts until the query has ended: one interrupt can land just
+    after it ended and stays pending on the context. The next z3 call (a push of
+    another run in the same process) must not fail with "push canceled"."""
+    import tracelearn.semantics.solving as solving
+
+    real = solving.interrupt_until_done
+
+    def late(finished, interrupt, **kw):  # the last interrupt lands after the query ended
+        real(finished, interrupt, **kw)
+        interrupt()
+
+    monkeypatch.setattr(solving, "interrupt_until_done", late)
+    s = _hard()
+    old = _alarm_in(0.1)
+    try:
+        with pytest.raises(Alarm):
+            check_sat(s, [], time.perf_counter() + 30)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    t = z3.Solver()
+    t.push()  # the first call after the stop: no pending interrupt
+    t.add(z3.Int("a") == 1)
+    assert t.check() == z3.sat

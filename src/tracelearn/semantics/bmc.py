@@ -83,11 +83,12 @@ class Encoding:
         self.deadline = deadline  # every query gets the time left before it
         try:
             self.eq: Equation = run_with_big_stack(strategy.run, interrupt_main_context)
-        except KeyboardInterrupt:
-            clear_main_interrupt()  # the unwinding is stopped: nothing else uses the context
-            raise
         except RecursionError:
             raise SymexLimit("program nests calls too deeply for the unwinding") from None
+        except BaseException as e:
+            if not isinstance(e, Exception):  # Ctrl-C, the time limit: the unwinding is stopped,
+                clear_main_interrupt()  # and an interrupt sent as it ended would stay pending
+            raise
         self.semantics = sem
         self._start_solver(timeout_s, stats)
         self.stats.calls += strategy.prune_calls

@@ -68,11 +68,12 @@ class PathsEncoding(Encoding):
         try:
             run_with_big_stack(lambda: self._explore(explorer, target, selected, eq, selectors),
                                interrupt_main_context)
-        except KeyboardInterrupt:
-            clear_main_interrupt()  # the unwinding is stopped: nothing else uses the context
-            raise
         except RecursionError:
             raise SymexLimit("program nests calls too deeply for the path strategy") from None
+        except BaseException as e:
+            if not isinstance(e, Exception):  # Ctrl-C, the time limit: the unwinding is stopped,
+                clear_main_interrupt()  # and an interrupt sent as it ended would stay pending
+            raise
         if len(selectors) > 1:
             eq.constraints.append(z3.AtMost(*selectors, 1))
         self.eq = eq
