@@ -38,9 +38,8 @@ def _alarm_in(seconds: float):
     return old
 
 
-@pytest.mark.parametrize("delay", [0.05, 0.2, 0.5])
-def test_an_alarm_during_a_query_returns_only_once_the_query_has_ended(delay):
-    s = _hard()
+def _stopped_by_alarm(s: z3.Solver, delay: float) -> None:
+    """``check_sat`` of ``s`` stopped by an alarm after ``delay`` seconds."""
     old = _alarm_in(delay)
     try:
         with pytest.raises(Alarm):
@@ -48,6 +47,12 @@ def test_an_alarm_during_a_query_returns_only_once_the_query_has_ended(delay):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize("delay", [0.05, 0.2, 0.5])
+def test_an_alarm_during_a_query_returns_only_once_the_query_has_ended(delay):
+    s = _hard()
+    _stopped_by_alarm(s, delay)
     end = time.monotonic() + 1.0
     while _z3_threads() and time.monotonic() < end:
         time.sleep(0.01)  # the worker has set its flag; its thread is finishing
@@ -108,14 +113,7 @@ def test_an_interrupt_left_pending_by_a_stopped_query_is_cleared(monkeypatch):
         interrupt()
 
     monkeypatch.setattr(solving, "interrupt_until_done", late)
-    s = _hard()
-    old = _alarm_in(0.1)
-    try:
-        with pytest.raises(Alarm):
-            check_sat(s, [], time.perf_counter() + 30)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    _stopped_by_alarm(_hard(), 0.1)
     t = z3.Solver()
     t.push()  # the first call after the stop: no pending interrupt
     t.add(z3.Int("a") == 1)
