@@ -255,7 +255,8 @@ def fold_sign_ext(e: z3.ExprRef, folds: SignExtFolds | None = None) -> z3.ExprRe
                     if C.Z3_get_ast_kind(ctx, x) == z3.Z3_APP_AST:
                         xa = C.Z3_to_app(ctx, x)
                         xd = C.Z3_get_app_decl(ctx, xa)
-                        if C.Z3_get_decl_kind(ctx, xd) == z3.Z3_OP_EXTRACT and C.Z3_get_decl_int_parameter(ctx, xd, 1) == 0:
+                        low = C.Z3_get_decl_kind(ctx, xd) == z3.Z3_OP_EXTRACT
+                        if low and C.Z3_get_decl_int_parameter(ctx, xd, 1) == 0:
                             base = C.Z3_get_app_arg(ctx, xa, 0)
                     base_id = C.Z3_get_ast_id(ctx, base)
                     if all(extract_bit(c, hb, base_id) for c in args[:-1]):
@@ -266,10 +267,7 @@ def fold_sign_ext(e: z3.ExprRef, folds: SignExtFolds | None = None) -> z3.ExprRe
                 if any(v is not None for v in new):
                     raw = [v.as_ast() if v is not None else c for v, c in zip(new, args)]
                     r = z3.z3._to_expr_ref(C.Z3_mk_app(ctx, decl, n, (z3.Ast * n)(*raw)), ctx_obj)
-        if r is not None:
-            done[key] = r
-        else:
-            done[key] = None
+        done[key] = r
         return r
 
     r = go(e.as_ast())
