@@ -18,7 +18,7 @@ from ..ir.program import Program
 from .equation import Equation, Step
 from ..bigstack import run_with_big_stack
 from .bitblast import BitBlastSession
-from .solving import check_fresh, check_quick, check_sat, clear_main_interrupt, interrupt_main_context
+from .solving import after_stop, check_fresh, check_quick, check_sat, interrupt_main_context
 from .strategies.unwind import MergedUnwinding, UnwindOptions
 from .symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
 from .targets import EquationTarget
@@ -86,8 +86,7 @@ class Encoding:
         except RecursionError:
             raise SymexLimit("program nests calls too deeply for the unwinding") from None
         except BaseException as e:
-            if not isinstance(e, Exception):  # Ctrl-C, the time limit: the unwinding is stopped,
-                clear_main_interrupt()  # and an interrupt sent as it ended would stay pending
+            after_stop(e)
             raise
         self.semantics = sem
         self._start_solver(timeout_s, stats)

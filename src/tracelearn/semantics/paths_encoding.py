@@ -35,7 +35,7 @@ from .equation import Equation, Step
 from .strategies.path import PathExplorer, PathOptions
 from .symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
 from .targets import PathTarget
-from .solving import clear_main_interrupt, interrupt_main_context
+from .solving import after_stop, interrupt_main_context
 
 # Steps a prefix keeps: what the teacher and a witness read (assignments are left out:
 # a witness is its inputs, and a path may assign millions of times).
@@ -71,8 +71,7 @@ class PathsEncoding(Encoding):
         except RecursionError:
             raise SymexLimit("program nests calls too deeply for the path strategy") from None
         except BaseException as e:
-            if not isinstance(e, Exception):  # Ctrl-C, the time limit: the unwinding is stopped,
-                clear_main_interrupt()  # and an interrupt sent as it ended would stay pending
+            after_stop(e)
             raise
         if len(selectors) > 1:
             eq.constraints.append(z3.AtMost(*selectors, 1))

@@ -38,6 +38,13 @@ def clear_interrupt(ctx: z3.Context) -> None:
     z3.Solver(ctx=ctx).check()
 
 
+def after_stop(e: BaseException) -> None:
+    """Work on the main context ended with ``e``: when that is Ctrl-C or the time limit
+    (not an error of the work), an interrupt sent as it ended may be pending: cleared."""
+    if not isinstance(e, Exception):
+        clear_main_interrupt()
+
+
 def remaining_ms(deadline: float | None) -> int | None:
     """Milliseconds left before ``deadline`` (a ``time.perf_counter()`` value), at least 1."""
     if deadline is None:
