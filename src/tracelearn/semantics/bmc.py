@@ -18,7 +18,7 @@ from ..ir.program import Program
 from .equation import Equation, Step
 from ..bigstack import run_with_big_stack
 from .bitblast import BitBlastSession
-from .solving import after_stop, check_fresh, check_quick, check_sat, interrupt_main_context
+from .solving import after_stop, check_fresh, check_quick, interrupt_main_context
 from .strategies.unwind import MergedUnwinding, UnwindOptions
 from .symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
 from .targets import EquationTarget
@@ -179,16 +179,8 @@ class Encoding:
         check (equation solving, bit-blasting), but answers on an incrementally used one with
         its incremental core, which on a csmith program's equation took 101 s against 0.8 s."""
         t0 = time.perf_counter()
-        s = z3.Solver()
-        if self.timeout_ms is not None:
-            s.set("timeout", self.timeout_ms)
-        s.add(*self.eq.constraints)
-        s.add(goal)
         try:
-            r = check_sat(s, [], self.deadline)
-            model = s.model() if r == z3.sat else None
-            if r == z3.unknown:
-                self.last_unknown = s.reason_unknown()
+            r, model, self.last_unknown = check_fresh(self.eq.constraints, [goal], self.deadline, self.timeout_ms)
         finally:
             self.stats.calls += 1
             self.stats.time_s += time.perf_counter() - t0

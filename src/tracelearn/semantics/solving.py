@@ -127,11 +127,14 @@ def check_quick(solver: z3.Solver, assumptions: list, deadline: float | None, qu
     return r, None, final
 
 
-def check_fresh(assertions: z3.AstVector | list, assumptions: list, deadline: float | None
-                ) -> tuple[z3.CheckSatResult, z3.ModelRef | None, str]:
+def check_fresh(assertions: z3.AstVector | list, assumptions: list, deadline: float | None,
+                timeout_ms: int | None = None) -> tuple[z3.CheckSatResult, z3.ModelRef | None, str]:
     """``check_sat`` on a fresh solver holding ``assertions`` and the assumptions asserted:
-    the answer, its model (sat), why it is unknown (else "")."""
+    the answer, its model (sat), why it is unknown (else ""). ``timeout_ms``: the limit
+    when there is no ``deadline``."""
     fresh = z3.Solver()
+    if timeout_ms is not None:
+        fresh.set("timeout", timeout_ms)
     fresh.add(assertions)
     fresh.add(*assumptions)
     r = check_sat(fresh, [], deadline)
