@@ -369,3 +369,35 @@ def test_json_reader_gets_a_document_when_the_input_is_refused(tmp_path, capsys)
     assert doc["command"] == "pac" and doc["error"]["kind"] == "ParseError"
     assert doc["error"]["where"].startswith(str(bad) + ":1:")
     assert "bad.c:1:" in out.err
+
+
+def test_a_sampled_counterexample_is_the_shortest_prefix_the_conjecture_rejects(tmp_path):
+    """Every prefix of a sampled vector is feasible: the counterexample is the shortest
+    prefix of a sampled vector that the conjecture rejects, over the batch; it is a
+    member (the solver agrees), and its prefixes are known members without the solver."""
+    from tracelearn.analyses.pac.driver import make_teacher
+    from tracelearn.analyses.pac.teacher import vector_of
+
+    program = _prepared(_load(tmp_path, "safe", SAFE_RECURSIVE))
+    teacher = make_teacher(program, KINDS, PacOptions(), None)
+    batch = teacher.sampler.batch(0)
+    teacher.sampler.batch = lambda i: batch  # type: ignore[method-assign]
+    # a conjecture that accepts the words of at most 2 letters (no error vector)
+    short = DFA(("0", "1"), 4, 0, frozenset(range(3)), {(q, a): min(q + 1, 3) for q in range(4) for a in "01"})
+    ce = teacher.equivalent(short)
+    assert ce is not None and len(ce) == 3 < max(len(s.vector) for s in batch)
+    assert teacher.stats.sample_counterexamples == 1
+    assert any(tuple(s.vector[:3]) == vector_of(ce) for s in batch)
+    assert _explorer(program).follow(vector_of(ce)).status == "word"
+    asked = teacher.stats.membership_solver
+    assert teacher.member(ce[:2]) and teacher.stats.membership_solver == asked
+
+
+def test_flips_found_infeasible_are_not_asked_again_and_are_infeasible(tmp_path):
+    program = _prepared(_load(tmp_path, "safe", SAFE_RECURSIVE))
+    sampler = ConcolicSampler(program, DecisionAlphabet.of(program), lambda: _explorer(program), "rbs", k=10, seed=3)
+    for i in range(6):
+        sampler.batch(i)
+    assert sampler.infeasible and sampler.stats.flips_known_infeasible > 0
+    ex = _explorer(program)
+    assert all(ex.follow(w).status in ("infeasible", "exit") for w in sampler.infeasible)

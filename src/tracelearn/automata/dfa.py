@@ -108,6 +108,17 @@ class DFA:
         s = self.run(word)
         return s is not None and s in self.accepting
 
+    def shortest_rejected_prefix(self, word: Sequence[str]) -> int | None:
+        """The length of the shortest prefix of ``word`` this automaton rejects, or
+        None if it accepts every prefix."""
+        s: int | None = self.initial
+        for k in range(len(word) + 1):
+            if s is None or s not in self.accepting:
+                return k
+            if k < len(word):
+                s = self.transitions.get((s, word[k]))
+        return None
+
     def successors(self, state: int) -> list[tuple[str, int]]:
         """Outgoing edges of ``state`` in alphabet order."""
         out = []

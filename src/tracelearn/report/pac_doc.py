@@ -45,6 +45,7 @@ def pac_document(r: PacResult, file: str, data_model: str, options: dict) -> dic
         "stats": {
             "membership_queries": r.queries.membership_asked,
             "membership_by_cache": r.queries.by_cache,
+            "membership_by_prefixes": r.queries.by_precheck,
             "membership_by_solver": r.queries.by_teacher,
             "equivalence_queries": r.queries.equivalence,
             "sampling_equivalence_queries": r.pac.equivalence,
@@ -57,6 +58,7 @@ def pac_document(r: PacResult, file: str, data_model: str, options: dict) -> dic
             "batches": r.sampler.batches,
             "flips_tried": r.sampler.flips_tried,
             "flips_feasible": r.sampler.flips_feasible,
+            "flips_known_infeasible": r.sampler.flips_known_infeasible,
             "solver_calls": r.solver_calls,
             "conjectures": r.conjectures,
             "time": {"total": r.time, "membership": r.pac.time_membership,

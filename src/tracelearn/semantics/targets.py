@@ -277,6 +277,9 @@ class PathTarget:
         if not self.on_path(at):
             return False
         new = at.constraints[count:] + [c for n in self.nodes[at.depth + 1:] for c in n.constraints] + assumptions
+        # Newest first: a sampler's flip negates the last decision of the run the last
+        # model drove, so that one fails, and it alone is evaluated
+        new.reverse()
         if not holds(model, new):
             return False
         node = self.nodes[-1]

@@ -25,6 +25,7 @@ from ...automata.pushdown import EmptinessStats, RecursiveAutomaton, accepts, ov
     shortest_error_word
 from ...ir.program import Program
 from ...learning.pac import batches_needed
+from ...learning.prefix_closed import PrefixClosedAnswers
 from ...learning.teacher import TeacherBase, Word
 from ...semantics.strategies.concolic import ConcolicSampler, Sample
 from ...semantics.strategies.path import PathExplorer
@@ -87,20 +88,28 @@ class PacTeacher(TeacherBase):
         self.next_batch = 0  # batches the equivalence queries have used
         self._drawn: list[list[Sample]] = []  # batches drawn, not used by a query yet
         self.also: Callable[[PacTeacher, DFA], Word | None] | None = None
+        # decision(P) is prefix-closed: prefixes of sampled vectors and of members are
+        # members, extensions of non-members are none (answered without the solver)
+        self.known = PrefixClosedAnswers()
 
     # ------------------------------------------------------------ membership
 
+    def precheck(self, word: Word) -> bool | None:
+        return self.known.answer(word)
+
     def member(self, word: Word) -> bool:
+        known = self.known.answer(word)
+        if known is not None:
+            return known
         t0 = time.perf_counter()
         try:
             self.stats.membership_solver += 1
             end = self.explorer.follow(vector_of(word))
         finally:
             self.stats.time_membership += time.perf_counter() - t0
-        if end.status == "word":
-            return True
-        if end.status in ("infeasible", "exit"):
-            return False
+        if end.status in ("word", "infeasible", "exit"):
+            self.known.add(word, end.status == "word")
+            return end.status == "word"
         raise Undecided(f"membership of a {len(word)}-decision vector: {end.status} ({end.reason})")
 
     # ------------------------------------------------------------ equivalence
@@ -159,16 +168,22 @@ class PacTeacher(TeacherBase):
                 self.progress(f"equivalence query {i}: batch {len(self._drawn) + 1}/{q}, {h.num_states} states")
                 batch = self.sampler.batch(self.next_batch + len(self._drawn))
                 self._drawn.append(batch)
+                for s in batch:
+                    self.known.add(word_of(s.vector), True)
                 self._failures(batch)
             for n in range(q):
                 batch = self._drawn.pop(0)
                 self.next_batch += 1
-                for s in batch:
-                    w = word_of(s.vector)
-                    if not h.accepts(w):
-                        self.stats.batches.append(n + 1)
-                        self.stats.sample_counterexamples += 1
-                        return w
+                # A sampled vector is feasible, and so is each of its prefixes: the
+                # shortest prefix the conjecture rejects, over the batch, is the
+                # counterexample (a run's vector may be ~1000 decisions long; the
+                # learner's queries grow with it).
+                cut = [(k, s) for s in batch if (k := h.shortest_rejected_prefix(word_of(s.vector))) is not None]
+                if cut:
+                    k, s = min(cut, key=lambda c: c[0])
+                    self.stats.batches.append(n + 1)
+                    self.stats.sample_counterexamples += 1
+                    return word_of(s.vector[:k])
         finally:
             self.stats.time_sampling += time.perf_counter() - t0
         self.stats.batches.append(q)

@@ -2,9 +2,15 @@
 
 A *batch* is k decision vectors from a concolic tester started afresh: a run on random
 inputs, then runs on inputs the solver finds to flip one decision of an earlier run.
-Nothing is kept from one batch to the next (a new solver, a new random generator
-seeded from the batch's number), so batches are independent and identically
-distributed, which the PAC guarantee needs (Corollary 2).
+No random choice and no solver state is kept from one batch to the next (a new random
+generator seeded from the batch's number, a new solver), so batches are independent and
+identically distributed, which the PAC guarantee needs (Corollary 2). What a tester
+does keep are facts about the program: the symbolic states along paths already followed
+(the same whichever batch computed them: a flip resumes from the deepest one on its
+prefix instead of executing thousands of decisions again) and the flips found
+infeasible (skipped, as they would fail again). Facts change no decision of the tester;
+a question not asked can change which of the many solutions the solver returns for a
+later flip, as the z3 context that all batches share already can.
 
 The runs are the interpreter's; the flips are the single-path strategy's
 (``PathExplorer.follow``) on the symbolic semantics: no C semantics of its own.
@@ -52,6 +58,7 @@ class SamplerStats:
     runs: int = 0
     flips_tried: int = 0
     flips_feasible: int = 0
+    flips_known_infeasible: int = 0  # flips skipped: an earlier batch found them infeasible
     solver_calls: int = 0
     truncated: int = 0
 
@@ -62,17 +69,20 @@ class ConcolicSampler:
 
     program: Program
     alphabet: DecisionAlphabet
-    explorer: Callable[[], PathExplorer]  # a fresh single-path explorer (one per batch)
+    explorer: Callable[[], PathExplorer]  # makes the single-path explorer (once; a new solver per batch)
     strategy: str = "rbs"
     k: int = 10
     max_decisions: int = 1000
     seed: int = 0
     checks: frozenset[str] = frozenset({"assertion", "error-call"})
     stats: SamplerStats = field(default_factory=SamplerStats)
+    # Flipped prefixes the solver proved infeasible (never those it gave up on)
+    infeasible: set[tuple[bool, ...]] = field(default_factory=set, repr=False)
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
             raise ValueError(f"unknown sampling strategy {self.strategy!r} (choose from {', '.join(STRATEGIES)})")
+        self._ex: PathExplorer | None = None
         self._interp = Interpreter(self.program, InterpOptions(
             checks=self.checks, record_decisions=True, max_steps=64 * self.max_decisions + 10_000))
 
@@ -109,22 +119,33 @@ class ConcolicSampler:
             yield self.run([], rng)
 
     def _concolic(self, rng: random.Random) -> Iterator[Sample]:
-        ex = self.explorer()
-        ex.start()
+        if self._ex is None:
+            self._ex = self.explorer()
+            self._ex.start()
+        else:
+            self._ex.target.fresh_solver()
+        ex = self._ex
+        calls = ex.target.calls
         try:
             if self.strategy == "dfs":
                 yield from self._dfs(ex, rng)
             else:
                 yield from self._random_flips(ex, rng)
         finally:
-            self.stats.solver_calls += ex.target.calls
+            self.stats.solver_calls += ex.target.calls - calls
 
     def _flip(self, ex: PathExplorer, vec: tuple[bool, ...], j: int, rng: random.Random) -> Sample | None:
         """A run whose first j decisions are ``vec``'s and whose next is the other
         one, or None if no input makes them."""
         self.stats.flips_tried += 1
-        end = ex.follow(vec[:j] + (not vec[j],))
+        flipped = vec[:j] + (not vec[j],)
+        if flipped in self.infeasible:
+            self.stats.flips_known_infeasible += 1
+            return None
+        end = ex.follow(flipped)
         if end.status != "word":
+            if end.status in ("infeasible", "exit"):
+                self.infeasible.add(flipped)
             return None
         model = ex.model()
         if model is None:

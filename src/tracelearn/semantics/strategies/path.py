@@ -144,6 +144,11 @@ class _Choice:
 Stop = Callable[[object], bool]
 
 MAX_STORED_POINTS = 4096  # points a ``follow`` may resume from (each holds a state)
+# Past the first DENSE_POINTS decisions of a path, a point is kept after every
+# POINT_STRIDE-th decision only: a word resumes at most that many decisions early, and
+# the points kept cover paths of thousands of decisions (a sampler's runs) many times.
+DENSE_POINTS = 64
+POINT_STRIDE = 8
 
 
 def _route(route: Route, choice: _Choice, i: int) -> Route:
@@ -425,7 +430,9 @@ class PathExplorer:
                 if r == z3.unknown:
                     yield PathEnd("unknown", decisions, ids, reason="solver returned unknown")
                     continue
-            self._remember(nxt)  # feasible, or not asked (not ``eager``)
+            n = len(decisions)
+            if n <= DENSE_POINTS or n % POINT_STRIDE == 0 or last or choice.kind != "decision":
+                self._remember(nxt)  # feasible, or not asked (not ``eager``)
             if last:  # a membership path ends right after its last decision
                 yield PathEnd("limit" if limit_is_end else "word", decisions, ids, nxt,
                               reason="decision bound" if limit_is_end else "")
