@@ -401,3 +401,36 @@ def test_flips_found_infeasible_are_not_asked_again_and_are_infeasible(tmp_path)
     assert sampler.infeasible and sampler.stats.flips_known_infeasible > 0
     ex = _explorer(program)
     assert all(ex.follow(w).status in ("infeasible", "exit") for w in sampler.infeasible)
+
+
+TWO_INPUTS = HEAD + """
+int f(int n) { if (n <= 0) return 0; return f(n - 1) + 1; }
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x < 0 || x > 9) return 0;
+  int r = f(x);
+  int y = __VERIFIER_nondet_int();
+  if (y > 3) r++;
+  if (r != x && y < 0) { ERROR: __VERIFIER_error(); }
+  return r;
+}"""
+
+
+@pytest.mark.parametrize("text, prunes", [(SAFE_RECURSIVE, True), (TWO_INPUTS, False)])
+def test_no_flip_is_left_out_that_the_solver_could_make(tmp_path, monkeypatch, text, prunes):
+    """The sampler leaves out the positions after the prefix that fixes every input of
+    a run (sparing only the solver's refutations): each position left out is an
+    infeasible flip. f's recursion fixes x; an input read later (``y``) is never
+    fixed, and nothing is left out."""
+    import tracelearn.semantics.strategies.concolic as concolic
+
+    monkeypatch.setattr(concolic, "FIXED_MIN", 0)
+    program = _prepared(_load(tmp_path, "p", text))
+    sampler = ConcolicSampler(program, DecisionAlphabet.of(program), lambda: _explorer(program), "rbs", k=10, seed=5)
+    vectors = {s.vector for i in range(4) for s in sampler.batch(i)}
+    ex = _explorer(program)
+    for v in vectors:
+        p = sampler._fixed_from(sampler._ex, v)
+        for j in range(p, len(v)):
+            assert ex.follow(v[:j] + (not v[j],)).status != "word", (v, j, p)
+    assert (sampler.stats.flips_past_fixed_inputs > 0) == prunes

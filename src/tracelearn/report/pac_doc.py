@@ -59,6 +59,7 @@ def pac_document(r: PacResult, file: str, data_model: str, options: dict) -> dic
             "flips_tried": r.sampler.flips_tried,
             "flips_feasible": r.sampler.flips_feasible,
             "flips_known_infeasible": r.sampler.flips_known_infeasible,
+            "flips_past_fixed_inputs": r.sampler.flips_past_fixed_inputs,
             "solver_calls": r.solver_calls,
             "conjectures": r.conjectures,
             "time": {"total": r.time, "membership": r.pac.time_membership,

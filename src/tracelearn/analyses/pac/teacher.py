@@ -86,7 +86,9 @@ class PacTeacher(TeacherBase):
         self.stats = PacStats()
         self.progress = progress or (lambda s: None)
         self.next_batch = 0  # batches the equivalence queries have used
-        self._drawn: list[list[Sample]] = []  # batches drawn, not used by a query yet
+        # The vectors of the batches drawn, not used by a query yet (not the runs: a
+        # query may draw hundreds of batches ahead, and a run records every decision)
+        self._drawn: list[list[tuple[bool, ...]]] = []
         self.also: Callable[[PacTeacher, DFA], Word | None] | None = None
         # decision(P) is prefix-closed: prefixes of sampled vectors and of members are
         # members, extensions of non-members are none (answered without the solver)
@@ -167,7 +169,7 @@ class PacTeacher(TeacherBase):
             while len(self._drawn) < q:
                 self.progress(f"equivalence query {i}: batch {len(self._drawn) + 1}/{q}, {h.num_states} states")
                 batch = self.sampler.batch(self.next_batch + len(self._drawn))
-                self._drawn.append(batch)
+                self._drawn.append([s.vector for s in batch])
                 for s in batch:
                     self.known.add(word_of(s.vector), True)
                 self._failures(batch)
@@ -178,12 +180,12 @@ class PacTeacher(TeacherBase):
                 # shortest prefix the conjecture rejects, over the batch, is the
                 # counterexample (a run's vector may be ~1000 decisions long; the
                 # learner's queries grow with it).
-                cut = [(k, s) for s in batch if (k := h.shortest_rejected_prefix(word_of(s.vector))) is not None]
+                cut = [(k, v) for v in batch if (k := h.shortest_rejected_prefix(word_of(v))) is not None]
                 if cut:
-                    k, s = min(cut, key=lambda c: c[0])
+                    k, v = min(cut, key=lambda c: c[0])
                     self.stats.batches.append(n + 1)
                     self.stats.sample_counterexamples += 1
-                    return word_of(s.vector[:k])
+                    return word_of(v[:k])
         finally:
             self.stats.time_sampling += time.perf_counter() - t0
         self.stats.batches.append(q)

@@ -32,6 +32,8 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+import z3
+
 from ...ir.decisions import DecisionAlphabet
 from ...ir.program import Program
 from ..inputs import InputSource
@@ -41,6 +43,11 @@ from ..traces import input_values
 from .path import PathExplorer
 
 STRATEGIES = ("rbs", "cds", "dfs", "random-input")
+# ``_fixed_from`` asks the solver about runs of at least FIXED_MIN decisions, and stops
+# asking after FIXED_TRIALS of them left a choice and none fixed its inputs (a whole
+# path of a long run can cost the solver its limit: gcd's subtraction chains)
+FIXED_MIN = 64
+FIXED_TRIALS = 8
 
 
 @dataclass
@@ -59,6 +66,7 @@ class SamplerStats:
     flips_tried: int = 0
     flips_feasible: int = 0
     flips_known_infeasible: int = 0  # flips skipped: an earlier batch found them infeasible
+    flips_past_fixed_inputs: int = 0  # positions not tried: the prefix before them fixes every input
     solver_calls: int = 0
     truncated: int = 0
 
@@ -83,6 +91,8 @@ class ConcolicSampler:
         if self.strategy not in STRATEGIES:
             raise ValueError(f"unknown sampling strategy {self.strategy!r} (choose from {', '.join(STRATEGIES)})")
         self._ex: PathExplorer | None = None
+        self._fixed: dict[tuple[bool, ...], int] = {}  # vector -> ``_fixed_from``
+        self._fix_found = self._fix_missed = 0
         self._interp = Interpreter(self.program, InterpOptions(
             checks=self.checks, record_decisions=True, max_steps=64 * self.max_decisions + 10_000))
 
@@ -164,7 +174,13 @@ class ConcolicSampler:
             rng.shuffle(order)
             if self.strategy == "cds":
                 fresh = [j for j in range(len(cur.vector)) if (ids[j], not cur.vector[j]) not in covered]
-                order = fresh + [j for j in order if j not in set(fresh)]
+                chosen = set(fresh)
+                order = fresh + [j for j in order if j not in chosen]
+            # Positions the solver would only refute are left out; the first feasible
+            # flip in the order is the same.
+            fixed = self._fixed_from(ex, cur.vector)
+            self.stats.flips_past_fixed_inputs += len(cur.vector) - fixed
+            order = [j for j in order if j < fixed]
             nxt = None
             for j in order:
                 nxt = self._flip(ex, cur.vector, j, rng)
@@ -179,13 +195,45 @@ class ConcolicSampler:
             stack: list[tuple[tuple[bool, ...], int]] = [(first.vector, 0)]
             while stack:
                 vec, pos = stack.pop()
-                if pos >= len(vec):
+                if pos >= self._fixed_from(ex, vec):
                     continue
                 stack.append((vec, pos + 1))  # the later positions of this run, after the subtree
                 s = self._flip(ex, vec, pos, rng)
                 if s is not None:
                     yield s
                     stack.append((s.vector, pos + 1))
+
+    def _fixed_from(self, ex: PathExplorer, vec: tuple[bool, ...]) -> int:
+        """The length of the shortest prefix of ``vec`` whose path leaves every input of
+        ``vec``'s whole path one value: the run is then the only one, and no decision
+        after that prefix can be flipped (recursion on one input: most positions of a
+        long run). ``len(vec)`` when even the whole path leaves a choice."""
+        known = self._fixed.get(vec)
+        if known is not None:
+            return known
+        n = fixed = len(vec)
+        if n < FIXED_MIN or (self._fix_found == 0 and self._fix_missed >= FIXED_TRIALS):
+            return n  # short (flips are cheap), or a program whose runs never fix their inputs
+        end = ex.follow(vec)
+        model = ex.model() if end.status == "word" else None
+        if model is not None:
+            inputs = [s.ssa for s in ex.target.eq.steps if s.kind == "input"]
+            other = z3.Or([x != model.eval(x, model_completion=True) for x in inputs])
+
+            def fixes(k: int) -> bool:  # monotone in k: a longer prefix constrains more
+                return ex.follow(vec[:k]).status == "word" and ex.target.check([other]) == z3.unsat
+            if fixes(n):
+                lo, hi = 0, n
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    lo, hi = (lo, mid) if fixes(mid) else (mid + 1, hi)
+                fixed = lo
+        self._fixed[vec] = fixed
+        if fixed < n:
+            self._fix_found += 1
+        else:
+            self._fix_missed += 1
+        return fixed
 
     def _ids(self, s: Sample) -> list[str]:
         """The branch each letter of ``s`` was made at (for coverage)."""
