@@ -8,7 +8,7 @@ import random
 import z3
 
 from tracelearn.semantics.symexpr import SignExtFolds, fold_sign_ext
-from tracelearn.z3dag import assert_all, holds, names, substitute
+from tracelearn.z3dag import assert_all, constants, holds, names, substitute
 
 X = [z3.BitVec(f"w{i}", 8) for i in range(3)]
 Y = z3.BitVec("in!4", 32)
@@ -81,6 +81,10 @@ def test_names_and_substitute_agree_with_z3py():
         t = _term(rnd, rnd.randrange(0, 5))
         want = {str(v) for v in z3.z3util.get_vars(t)}
         assert names(t) == want
+        u = _term(rnd, 2)
+        both = constants([t, u])
+        assert sorted(map(str, both)) == sorted({str(v) for v in z3.z3util.get_vars(t) + z3.z3util.get_vars(u)})
+        assert all(z3.is_const(c) for c in both)
         pairs = [(X[j], X[(j + 1) % 3] + j) for j in range(3) if rnd.random() < 0.7]
         assert substitute(t, pairs).eq(z3.substitute(t, *pairs))
     assert substitute(X[0], []) is X[0]

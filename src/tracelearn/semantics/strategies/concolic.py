@@ -39,6 +39,7 @@ from ...ir.program import Program
 from ..inputs import InputSource
 from ..interpreter import Interpreter, InterpOptions
 from ..runs import RunResult
+from ...z3dag import constants
 from ..traces import input_values
 from .path import PathExplorer
 
@@ -48,6 +49,7 @@ STRATEGIES = ("rbs", "cds", "dfs", "random-input")
 # path of a long run can cost the solver its limit: gcd's subtraction chains)
 FIXED_MIN = 64
 FIXED_TRIALS = 8
+MAX_KEPT = 20_000  # vectors kept in each of the sampler's fact caches (then it starts afresh)
 
 
 @dataclass
@@ -155,6 +157,8 @@ class ConcolicSampler:
         end = ex.follow(flipped)
         if end.status != "word":
             if end.status in ("infeasible", "exit"):
+                if len(self.infeasible) >= MAX_KEPT:
+                    self.infeasible.clear()
                 self.infeasible.add(flipped)
             return None
         model = ex.model()
@@ -204,10 +208,10 @@ class ConcolicSampler:
                     stack.append((s.vector, pos + 1))
 
     def _fixed_from(self, ex: PathExplorer, vec: tuple[bool, ...]) -> int:
-        """The length of the shortest prefix of ``vec`` whose path leaves every input of
-        ``vec``'s whole path one value: the run is then the only one, and no decision
-        after that prefix can be flipped (recursion on one input: most positions of a
-        long run). ``len(vec)`` when even the whole path leaves a choice."""
+        """The length of the shortest prefix of ``vec`` whose path leaves every unknown of
+        ``vec``'s whole path (its inputs) one value: the run is then the only one, and no
+        decision after that prefix can be flipped (recursion on one input: most positions
+        of a long run). ``len(vec)`` when even the whole path leaves a choice."""
         known = self._fixed.get(vec)
         if known is not None:
             return known
@@ -217,8 +221,11 @@ class ConcolicSampler:
         end = ex.follow(vec)
         model = ex.model() if end.status == "word" else None
         if model is not None:
-            inputs = [s.ssa for s in ex.target.eq.steps if s.kind == "input"]
-            other = z3.Or([x != model.eval(x, model_completion=True) for x in inputs])
+            # The path's unknowns that no definition determines: its inputs, and any value
+            # the semantics left open (a symbol defined later on the path than a prefix
+            # would never look fixed there)
+            free = [c for c in constants(ex.target.eq.constraints) if ex.sem.definition(c) is None]
+            other = z3.Or([x != model.eval(x, model_completion=True) for x in free])
 
             def fixes(k: int) -> bool:  # monotone in k: a longer prefix constrains more
                 return ex.follow(vec[:k]).status == "word" and ex.target.check([other]) == z3.unsat
@@ -228,6 +235,8 @@ class ConcolicSampler:
                     mid = (lo + hi) // 2
                     lo, hi = (lo, mid) if fixes(mid) else (mid + 1, hi)
                 fixed = lo
+        if len(self._fixed) >= MAX_KEPT:
+            self._fixed.clear()
         self._fixed[vec] = fixed
         if fixed < n:
             self._fix_found += 1
