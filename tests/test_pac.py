@@ -425,6 +425,7 @@ def test_no_flip_is_left_out_that_the_solver_could_make(tmp_path, monkeypatch, t
     import tracelearn.semantics.strategies.concolic as concolic
 
     monkeypatch.setattr(concolic, "FIXED_MIN", 0)
+    monkeypatch.setattr(concolic, "FIXED_AFTER", 0)
     program = _prepared(_load(tmp_path, "p", text))
     sampler = ConcolicSampler(program, DecisionAlphabet.of(program), lambda: _explorer(program), "rbs", k=10, seed=5)
     vectors = {s.vector for i in range(4) for s in sampler.batch(i)}

@@ -44,9 +44,11 @@ from ..traces import input_values
 from .path import PathExplorer
 
 STRATEGIES = ("rbs", "cds", "dfs", "random-input")
-# ``_fixed_from`` asks the solver about runs of at least FIXED_MIN decisions, and stops
-# asking after FIXED_TRIALS of them left a choice and none fixed its inputs (a whole
-# path of a long run can cost the solver its limit: gcd's subtraction chains)
+# ``_fixed_from`` is asked of a run once FIXED_AFTER of its flips were tried in vain,
+# of runs of at least FIXED_MIN decisions, and no more after FIXED_TRIALS of them left
+# a choice and none fixed its inputs (a whole path of a long run can cost the solver
+# its limit: gcd's subtraction chains)
+FIXED_AFTER = 4
 FIXED_MIN = 64
 FIXED_TRIALS = 8
 MAX_KEPT = 20_000  # vectors kept in each of the sampler's fact caches (then it starts afresh)
@@ -68,7 +70,7 @@ class SamplerStats:
     flips_tried: int = 0
     flips_feasible: int = 0
     flips_known_infeasible: int = 0  # flips skipped: an earlier batch found them infeasible
-    flips_past_fixed_inputs: int = 0  # positions not tried: the prefix before them fixes every input
+    flips_past_fixed_inputs: int = 0  # positions passed over: the prefix before them fixes every input
     solver_calls: int = 0
     truncated: int = 0
 
@@ -180,13 +182,16 @@ class ConcolicSampler:
                 fresh = [j for j in range(len(cur.vector)) if (ids[j], not cur.vector[j]) not in covered]
                 chosen = set(fresh)
                 order = fresh + [j for j in order if j not in chosen]
-            # Positions the solver would only refute are left out; the first feasible
-            # flip in the order is the same.
-            fixed = self._fixed_from(ex, cur.vector)
-            self.stats.flips_past_fixed_inputs += len(cur.vector) - fixed
-            order = [j for j in order if j < fixed]
             nxt = None
-            for j in order:
+            fixed = len(cur.vector)
+            for tried, j in enumerate(order):
+                if tried == FIXED_AFTER:
+                    # Flips keep failing: leave out the positions the solver could only
+                    # refute (the first feasible flip in the order is the same)
+                    fixed = self._fixed_from(ex, cur.vector)
+                if j >= fixed:
+                    self.stats.flips_past_fixed_inputs += 1
+                    continue
                 nxt = self._flip(ex, cur.vector, j, rng)
                 if nxt is not None:
                     break
@@ -199,7 +204,7 @@ class ConcolicSampler:
             stack: list[tuple[tuple[bool, ...], int]] = [(first.vector, 0)]
             while stack:
                 vec, pos = stack.pop()
-                if pos >= self._fixed_from(ex, vec):
+                if pos >= len(vec) or (pos >= FIXED_AFTER and pos >= self._fixed_from(ex, vec)):
                     continue
                 stack.append((vec, pos + 1))  # the later positions of this run, after the subtree
                 s = self._flip(ex, vec, pos, rng)
