@@ -435,3 +435,15 @@ def test_no_flip_is_left_out_that_the_solver_could_make(tmp_path, monkeypatch, t
         for j in range(p, len(v)):
             assert ex.follow(v[:j] + (not v[j],)).status != "word", (v, j, p)
     assert (sampler.stats.flips_past_fixed_inputs > 0) == prunes
+
+
+def test_the_trie_of_infeasible_prefixes_starting_afresh_changes_no_answer(tmp_path, monkeypatch):
+    import tracelearn.semantics.strategies.path as path
+
+    program = _prepared(_load(tmp_path, "safe", SAFE_RECURSIVE))
+    words = [w for n in range(7) for w in itertools.product((False, True), repeat=n)]
+    want = [_explorer(program).follow(w).status for w in words]
+    monkeypatch.setattr(path, "MAX_DEAD_NODES", 3)
+    ex = _explorer(program)
+    assert [ex.follow(w).status for w in words] == want
+    assert "infeasible" in want and ex._dead_nodes <= 3 + 6

@@ -144,6 +144,7 @@ class _Choice:
 Stop = Callable[[object], bool]
 
 MAX_STORED_POINTS = 4096  # points a ``follow`` may resume from (each holds a state)
+MAX_DEAD_NODES = 200_000  # nodes of the trie of infeasible prefixes
 # Past the first DENSE_POINTS decisions of a path, a point is kept after every
 # POINT_STRIDE-th decision only: a word resumes at most that many decisions early, and
 # the points kept cover paths of thousands of decisions (a sampler's runs) many times.
@@ -188,6 +189,7 @@ class PathExplorer:
         # Prefixes known infeasible where the route to them is the only one, in a trie
         # ("x": one ends here): one walk per word.
         self._dead: dict = {}
+        self._dead_nodes = 0
         self.root: PathPoint | None = None
 
     # ---------------------------------------------------------------- start
@@ -617,9 +619,15 @@ class PathExplorer:
                          (sem.stack_alloc.cur, sem.heap_alloc.cur), sem.user_site, route=route)
 
     def _infeasible(self, word: tuple[bool, ...]) -> None:
+        if self._dead_nodes >= MAX_DEAD_NODES:  # a cache: start afresh (an explorer may live long)
+            self._dead, self._dead_nodes = {}, 0
         t = self._dead
         for d in word:
-            t = t.setdefault(d, {})
+            nxt = t.get(d)
+            if nxt is None:
+                nxt = t[d] = {}
+                self._dead_nodes += 1
+            t = nxt
         t["x"] = True
 
     def _remember(self, p: PathPoint) -> None:
