@@ -447,3 +447,29 @@ def test_the_trie_of_infeasible_prefixes_starting_afresh_changes_no_answer(tmp_p
     ex = _explorer(program)
     assert [ex.follow(w).status for w in words] == want
     assert "infeasible" in want and ex._dead_nodes <= 3 + 6
+
+
+LATE = HEAD + """
+int main(void) {
+  int s = 0;
+  for (int i = 0; i < 10; i++) { if (i % 2) s++; }
+  assert(s != 5);
+  return 0;
+}"""
+
+
+def test_a_run_failing_past_the_decision_bound_is_a_bug(tmp_path):
+    """A sampled run that fails after more than ``--max-decisions`` decisions keeps its
+    whole vector: the bug is confirmed on it (a prefix cut at the bound is in no error
+    vector, and the verdict would have been unknown)."""
+    from tracelearn.analyses.pac.driver import make_teacher
+    from tracelearn.analyses.pac.teacher import BugFound
+
+    program = _prepared(_load(tmp_path, "late", LATE))
+    teacher = make_teacher(program, KINDS, PacOptions(max_decisions=5, strategy="random-input"), None)
+    batch = teacher.sampler.batch(0)
+    assert batch[0].run.status == "violation" and len(batch[0].vector) > 5
+    teacher.sampler.batch = lambda i: batch  # type: ignore[method-assign]
+    with pytest.raises(BugFound) as found:
+        teacher.equivalent(NOTHING)
+    assert found.value.found_by == "sampling" and found.value.counterexample.replay["status"] == "confirmed"

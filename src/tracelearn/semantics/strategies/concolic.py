@@ -122,11 +122,14 @@ class ConcolicSampler:
         self.stats.runs += 1
         self.stats.samples += 1
         limit = self.max_decisions
-        vec = self.alphabet.vector(r.decisions, limit=limit + 1)
-        truncated = len(vec) > limit or r.status == "limit"
+        # A failing run's vector is whole, however long: it is the bug's witness (a
+        # prefix cut at the bound is in no error vector's place)
+        failed = r.status == "violation"
+        vec = self.alphabet.vector(r.decisions, limit=None if failed else limit + 1)
+        truncated = not failed and (len(vec) > limit or r.status == "limit")
         if truncated:
             self.stats.truncated += 1
-        return Sample(vec[:limit], r, truncated, [i.value for i in r.inputs])
+        return Sample(vec if failed else vec[:limit], r, truncated, [i.value for i in r.inputs])
 
     def _random_runs(self, rng: random.Random) -> Iterator[Sample]:
         while True:
