@@ -100,6 +100,25 @@ def test_a_fresh_solver_takes_over_with_the_same_answers():
     assert len(s.assertions()) == 3  # the fresh solver left the incremental one as it was
 
 
+def test_a_stop_before_the_query_started_leaves_no_interrupt_pending(monkeypatch):
+    """The time limit can land before the query's worker thread starts: the stop path
+    interrupts the context (2 s) with nothing running, and the next run's first push in
+    the same process failed ("push canceled", 24 PAC benchmark runs in a row)."""
+    def stopped(self):  # the alarm lands on the line that starts the worker
+        raise KeyboardInterrupt
+
+    s = z3.Solver()
+    s.add(z3.Int("a") > 1)
+    monkeypatch.setattr(threading.Thread, "start", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        check_sat(s)
+    monkeypatch.undo()
+    t = z3.Solver()
+    t.push()
+    t.add(z3.Int("a") == 1)
+    assert t.check() == z3.sat
+
+
 def test_an_interrupt_left_pending_by_a_stopped_query_is_cleared(monkeypatch):
     """The stop path interrupts until the query has ended: one interrupt can land just
     after it ended and stays pending on the context. The next z3 call (a push of

@@ -99,10 +99,11 @@ def check_sat(solver: z3.Solver | z3.Optimize, assumptions: tuple | list = (),
         give_up = time.monotonic() + 2.0
         interrupt_until_done(finished, solver.ctx.interrupt,
                              give_up=lambda: not started.is_set() and time.monotonic() > give_up)
-        if finished.is_set():
-            # An interrupt sent as the query was ending stays pending on the context: the
-            # next run in this process (the API, a benchmark's runs) failed at its first
-            # push ("push canceled"), 29 PAC runs in a row after one time limit.
+        if finished.is_set() or not started.is_set():
+            # An interrupt sent as the query was ending, or with no query at all (the stop
+            # came before the worker started), stays pending on the context: the next run
+            # in this process (the API, a benchmark's runs) failed at its first push
+            # ("push canceled"), 29 PAC runs in a row after one time limit.
             clear_interrupt(solver.ctx)
         raise stop
     finally:
