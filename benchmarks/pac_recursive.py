@@ -13,6 +13,7 @@ samplers (cross-evaluated): batches never used in learning, and one long run.
 
     python benchmarks/pac_recursive.py [--benchmarks DIR] [--timeout 120] [--runs 3]
         [--learners kv,lsharp,lstar,rs,lstar-col,nlstar] [--jobs 2] [--tables 1,2,3,4] [--eval-batches 100]
+        [--start zero|uniform]
 """
 
 from __future__ import annotations
@@ -31,17 +32,18 @@ from tracelearn.automata.dfa import DFA  # noqa: E402
 from tracelearn.frontend.lower import DEFAULT_CHECKS, load_program  # noqa: E402
 from tracelearn.ir.decisions import DecisionAlphabet, assertions_as_branches  # noqa: E402
 from tracelearn.ir.transform import copy_program  # noqa: E402
-from tracelearn.semantics.strategies.concolic import ConcolicSampler  # noqa: E402
+from tracelearn.semantics.strategies.concolic import STARTS, ConcolicSampler  # noqa: E402
 from tracelearn.semantics.strategies.path import PathExplorer, PathOptions  # noqa: E402
 from tracelearn.semantics.symbolic import SemanticsOptions, SymbolicSemantics  # noqa: E402
 from tracelearn.semantics.targets import PathTarget  # noqa: E402
 
 
 def one(job: tuple) -> dict:
-    path, learner, strategy, seed, timeout = job
+    path, learner, strategy, seed, timeout, start = job
     t0 = time.perf_counter()
     try:
-        doc = pac_file(path, learner=learner, strategy=strategy, seed=seed, timeout=timeout, data_model="ILP32").doc
+        doc = pac_file(path, learner=learner, strategy=strategy, seed=seed, timeout=timeout, data_model="ILP32",
+                       start=start).doc
     except Exception as e:  # a crash is a row of the table, not the end of the run
         return {"verdict": "error", "reason": f"{type(e).__name__}: {e}", "time": time.perf_counter() - t0}
     s = doc["stats"]
@@ -54,7 +56,7 @@ def one(job: tuple) -> dict:
 
 def sampler_hunt(job: tuple) -> dict:
     """Table 3: batches of 10 until a failing run, and one tester never restarted."""
-    path, seed, budget_s = job
+    path, seed, budget_s, start = job
     program = assertions_as_branches(copy_program(load_program(path, "ILP32", checks=PAC_KINDS | DEFAULT_CHECKS)),
                                      PAC_KINDS)
     alphabet = DecisionAlphabet.of(program)
@@ -64,7 +66,7 @@ def sampler_hunt(job: tuple) -> dict:
                             PathOptions(max_decisions=1001, split_conditions=False))
     out: dict = {}
     for mode in ("restart", "never"):
-        s = ConcolicSampler(program, alphabet, explorer, "rbs", 10, 1000, seed, PAC_KINDS)
+        s = ConcolicSampler(program, alphabet, explorer, "rbs", 10, 1000, seed, PAC_KINDS, start)
         t0 = time.perf_counter()
         found = None
         stream = s.stream(0) if mode == "never" else None
@@ -83,7 +85,7 @@ def cross_evaluate(job: tuple) -> dict:
     """Table 4: the share of fresh vectors a learned automaton accepts, for each
     sampler: `batches` batches of 10 (restarted, indices no learning used) and one
     tester never restarted for `singles` vectors."""
-    path, automaton, seed, batches, singles = job
+    path, automaton, seed, batches, singles, start = job
     program = assertions_as_branches(copy_program(load_program(path, "ILP32", checks=PAC_KINDS | DEFAULT_CHECKS)),
                                      PAC_KINDS)
     alphabet = DecisionAlphabet.of(program)
@@ -98,7 +100,7 @@ def cross_evaluate(job: tuple) -> dict:
 
     out = {}
     for st in ("rbs", "cds"):
-        s = ConcolicSampler(program, alphabet, explorer, st, 10, 1000, 10_000 + seed, PAC_KINDS)
+        s = ConcolicSampler(program, alphabet, explorer, st, 10, 1000, 10_000 + seed, PAC_KINDS, start)
         vs = [x for i in range(batches) for x in s.batch(1_000_000 + i)]
         stream = s.stream(2_000_000)
         one_run = [next(stream) for _ in range(singles)]
@@ -113,6 +115,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--learners", default="kv,lsharp,lstar,rs,lstar-col,nlstar")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--start", choices=STARTS, default="zero",
+                        help="where the concolic testers' inputs start (tracelearn pac --start)")
     parser.add_argument("--tables", default="1,2,3")
     parser.add_argument("--only", default="")
     parser.add_argument("--eval-batches", type=int, default=100, help="Table 4: fresh batches per sampler")
@@ -129,7 +133,7 @@ def main() -> int:
     configs = [(lrn, "rbs") for lrn in args.learners.split(",")] if "1" in tables else []
     if "2" in tables or "4" in tables:
         configs += [c for c in [("kv", "rbs"), ("kv", "cds")] if c not in configs]
-    jobs = [(str(folder / f"{r['name']}.c"), lrn, st, seed, args.timeout)
+    jobs = [(str(folder / f"{r['name']}.c"), lrn, st, seed, args.timeout, args.start)
             for lrn, st in configs for seed in range(args.runs) for r in rows]
     with ProcessPoolExecutor(args.jobs) as pool:
         results = []
@@ -208,7 +212,7 @@ def main() -> int:
         with ProcessPoolExecutor(args.jobs) as pool:
             evals = []
             for (p, st), e in zip(keys, pool.map(cross_evaluate, [(p, firsts[(p, st)]["automaton"], 0,
-                                                                  args.eval_batches, args.eval_singles)
+                                                                  args.eval_batches, args.eval_singles, args.start)
                                                                  for p, st in keys])):
                 print(f"Table 4: {Path(p).stem} learned with {st}: {e}", file=sys.stderr, flush=True)
                 evals.append(e)
@@ -222,7 +226,8 @@ def main() -> int:
         print()
     if "3" in tables:
         bugs = [r for r in rows if r["expected_verdict"] == "false"]
-        hunt_jobs = [(str(folder / f"{r['name']}.c"), seed, args.timeout) for r in bugs for seed in range(n)]
+        hunt_jobs = [(str(folder / f"{r['name']}.c"), seed, args.timeout, args.start) for r in bugs
+                     for seed in range(n)]
         with ProcessPoolExecutor(args.jobs) as pool:
             hunts = list(pool.map(sampler_hunt, hunt_jobs))
         lines = []

@@ -473,3 +473,50 @@ def test_a_run_failing_past_the_decision_bound_is_a_bug(tmp_path):
     with pytest.raises(BugFound) as found:
         teacher.equivalent(NOTHING)
     assert found.value.found_by == "sampling" and found.value.counterexample.replay["status"] == "confirmed"
+
+
+LATE_INPUT = HEAD + """
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x == 7) x = 0;
+  int y = __VERIFIER_nondet_int();  /* read after the first decision */
+  if (y == 3) return 1;
+  return 0;
+}"""
+
+
+def test_a_tester_starts_on_zero_inputs_and_a_flip_keeps_what_its_solution_leaves_out(tmp_path):
+    # CREST's testers: new inputs are 0; flipping x == 7 solves for x alone (y is read
+    # after it), so y keeps the last run's value, and only a flip of y == 3 changes y.
+    program = _prepared(_load(tmp_path, "late", LATE_INPUT))
+    alphabet = DecisionAlphabet.of(program)
+    for strategy in ("rbs", "cds", "dfs"):
+        sampler = ConcolicSampler(program, alphabet, lambda: _explorer(program), strategy, k=10, seed=4)
+        for i in range(5):
+            batch = sampler.batch(i)
+            assert batch[0].inputs == [0, 0] and batch[0].vector == (False, False)
+            if strategy == "dfs":
+                continue  # its next run may flip an earlier run's decision, not the last one's
+            for prev, cur in zip(batch, batch[1:]):
+                if cur.vector[1] == prev.vector[1]:  # y == 3 not flipped
+                    assert cur.inputs[1] == prev.inputs[1], (strategy, i, prev, cur)
+    # Uniform starts draw afresh: the first runs of batches differ, and y is rarely 3
+    sampler = ConcolicSampler(program, alphabet, lambda: _explorer(program), "rbs", k=10, seed=4, start="uniform")
+    firsts = [tuple(sampler.batch(i)[0].inputs) for i in range(5)]
+    assert len(set(firsts)) == 5
+    with pytest.raises(ValueError, match="start"):
+        ConcolicSampler(program, alphabet, lambda: _explorer(program), "rbs", start="ones")
+
+
+def test_the_start_of_the_inputs_is_an_option_and_is_in_the_document(tmp_path, capsys):
+    path = tmp_path / "late.c"
+    path.write_text(LATE_INPUT)
+    for start in ("zero", "uniform"):
+        assert main(["pac", str(path), "--json", "--quiet", "--start", start]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        assert doc["verdict"] == "pac-correct" and doc["distribution"]["start"] == start
+    assert main(["pac", str(path), "--json", "--quiet", "--strategy", "random-input", "--start", "zero"]) == 0
+    assert json.loads(capsys.readouterr().out)["distribution"]["start"] == "uniform"
+    with pytest.raises(SystemExit) as e:
+        main(["pac", str(path), "--start", "ones"])
+    assert e.value.code == 2

@@ -19,7 +19,7 @@ from ..ir.decisions import DecisionAlphabet, assertions_as_branches
 from ..ir.program import Program
 from ..ir.transform import copy_program
 from ..report.pac_doc import pac_document, pac_reuse_document
-from ..semantics.strategies.concolic import STRATEGIES
+from ..semantics.strategies.concolic import STARTS, STRATEGIES
 from .deadline import CommandTimeout, watchdog
 
 PAC_KINDS = frozenset({"assertion", "error-call"})
@@ -34,7 +34,7 @@ class PacRun:
 
 def pac_file(file: str, *, epsilon: float = 0.1, delta: float = 0.9, batch: int = 10, learner: str = "kv",
              strategy: str = "rbs", max_decisions: int = 1000, seed: int = 0, split_conditions: bool = False,
-             timeout: float = 900.0, data_model: str = "LP64", include: list[str] | None = None,
+             start: str = "zero", timeout: float = 900.0, data_model: str = "LP64", include: list[str] | None = None,
              define: dict[str, str] | None = None, entry: str = "main", units: list[str] | None = None,
              progress: Callable[[str], None] | None = None) -> PacRun:
     """Learn the feasible decision vectors of ``file`` with an (epsilon, delta)
@@ -50,11 +50,14 @@ def pac_file(file: str, *, epsilon: float = 0.1, delta: float = 0.9, batch: int 
         raise OptionError(f"unknown learner {learner!r} (choose from {', '.join(PAC_LEARNERS)})")
     if strategy not in STRATEGIES:
         raise OptionError(f"unknown strategy {strategy!r} (choose from {', '.join(STRATEGIES)})")
+    if start not in STARTS:
+        raise OptionError(f"unknown start of the inputs {start!r} (choose from {', '.join(STARTS)})")
     if not timeout > 0 or timeout == float("inf"):
         raise OptionError("timeout must be a finite number of seconds > 0")
     t0 = time.perf_counter()
     dm = data_model.upper()
-    opts = PacOptions(epsilon, delta, batch, learner, strategy, max_decisions, seed, split_conditions, PAC_KINDS)
+    opts = PacOptions(epsilon, delta, batch, learner, strategy, max_decisions, seed, split_conditions, PAC_KINDS,
+                      start=start)
     program: Program | None = None
     result = PacResult("unknown", opts)
     finished = False
@@ -77,7 +80,7 @@ def pac_file(file: str, *, epsilon: float = 0.1, delta: float = 0.9, batch: int 
             result.reason = f"timeout ({timeout:g} s)" + ("" if program else " while loading the program")
             result.time = time.perf_counter() - t0
     options = {"epsilon": epsilon, "delta": delta, "batch": batch, "learner": learner, "strategy": strategy,
-               "max_decisions": max_decisions, "seed": seed, "split_conditions": split_conditions,
+               "max_decisions": max_decisions, "seed": seed, "split_conditions": split_conditions, "start": start,
                "timeout": timeout, "entry": entry}
     return PacRun(pac_document(result, file, dm, options), result, program)
 
@@ -108,7 +111,8 @@ def pac_reuse_file(file: str, model: str, prop: str, *, relearn: bool = True, ti
     parsed = parse_property(prop)
     o = saved["options"]
     opts = PacOptions(saved["epsilon"], saved["delta"], o["batch"], o["learner"], o["strategy"], o["max_decisions"],
-                      o["seed"], o["split_conditions"], PAC_KINDS)
+                      o["seed"], o["split_conditions"], PAC_KINDS,
+                      start=o.get("start", "uniform"))  # models saved before the option were learned so
     dm = saved["data_model"]
     result: ReuseResult | None = None
     program: Program | None = None

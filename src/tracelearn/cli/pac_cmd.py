@@ -16,7 +16,7 @@ from ..report.playback import write_playback
 from ..report.sarif import sarif_document
 from ..report.witness import specification, witness_yaml
 from ..report.trace_text import value_text
-from ..semantics.strategies.concolic import STRATEGIES
+from ..semantics.strategies.concolic import STARTS, STRATEGIES
 from .outputs import preflight, write_output
 from .progress import Progress
 
@@ -40,6 +40,10 @@ def add_parser(sub) -> None:
     g.add_argument("--strategy", choices=STRATEGIES, default="rbs",
                    help="sampler: CREST's random branch (rbs, default), CFG-directed (cds), depth-first (dfs) "
                         "search, or uniformly random inputs")
+    g.add_argument("--start", choices=STARTS, default="zero",
+                   help="where a concolic tester's inputs start: zero (default, as CREST: new inputs are 0 and a "
+                        "flip keeps the inputs its solution leaves out) or uniform (random values, drawn afresh "
+                        "for every run); random-input sampling is always uniform")
     g.add_argument("--learner", choices=list(PAC_LEARNERS), default="kv",
                    help="kv (default), lsharp, lstar (Angluin's L*: counterexample prefixes as rows), rs (L* with "
                         "Rivest-Schapire), lstar-col (L*, counterexample suffixes as columns), nlstar (NL*: residual NFAs)")
@@ -81,7 +85,7 @@ def run(args) -> int:
     with Progress(enabled=not args.quiet) as progress:
         r = pac_file(args.file, epsilon=args.epsilon, delta=args.delta, batch=args.batch, learner=args.learner,
                      strategy=args.strategy, max_decisions=args.max_decisions, seed=args.seed,
-                     split_conditions=args.split_conditions, timeout=args.timeout, data_model=args.data_model,
+                     split_conditions=args.split_conditions, start=args.start, timeout=args.timeout, data_model=args.data_model,
                      include=args.include, define=dict(d.partition("=")[::2] for d in args.define or []),
                      entry=args.entry, units=args.unit, progress=progress.update)
     res, doc = r.result, r.doc

@@ -34,6 +34,7 @@ def pac_document(r: PacResult, file: str, data_model: str, options: dict) -> dic
         "guarantee": ("with probability >= delta, a fresh batch of k vectors from this distribution holds "
                       "one outside the automaton with probability <= epsilon") if r.verdict == "pac-correct" else None,
         "distribution": {"strategy": o.strategy, "batch": o.batch, "seed": o.seed,
+                         "start": "uniform" if o.strategy == "random-input" else o.start,
                          "max_decisions": o.max_decisions, "restart": "every batch",
                          "truncated_runs": r.sampler.truncated},
         "learner": o.learner,

@@ -32,7 +32,8 @@ class InputSource:
     """Given values first (in order), then random values from ``seed``.
 
     ``strategy`` "mixed" favours small and boundary values (good at finding bugs);
-    "uniform" draws uniformly from each type (what statistical sampling needs)."""
+    "uniform" draws uniformly from each type (what statistical sampling needs);
+    "zero" gives zero (the null pointer, 0.0, zero bytes): CREST's new inputs."""
 
     values: list = field(default_factory=list)
     seed: int = 0
@@ -59,7 +60,8 @@ class InputSource:
             v = self._coerce(t, self.values[self._pos])
             self._pos += 1
         else:
-            v = self._rng.randint(lo, hi) if self._rng.random() < 0.7 else self._rng.choice([lo, hi])
+            v = (max(lo, min(0, hi)) if self.strategy == "zero"
+                 else self._rng.randint(lo, hi) if self._rng.random() < 0.7 else self._rng.choice([lo, hi]))
         self.consumed.append(InputRecord(len(self.consumed), origin, loc, str(t), v))
         return v if lo <= v <= hi else None
 
@@ -70,6 +72,8 @@ class InputSource:
             raise OptionError(f"input #{self._pos + 1} ({v!r}) does not fit {t}: {e}") from None
 
     def _random(self, t: CType):
+        if self.strategy == "zero":
+            return coerce_input(t, 0) if isinstance(t, (IntType, PointerType, FloatType)) else bytes(t.size)
         r = self._rng
         if isinstance(t, IntType):
             if t.is_bool:

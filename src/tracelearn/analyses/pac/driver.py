@@ -47,6 +47,7 @@ class PacOptions:
     kinds: frozenset[str] = frozenset({"assertion", "error-call"})
     timeout: float | None = None
     max_states: int = 5000
+    start: str = "zero"  # where a concolic tester's inputs start (``ConcolicSampler.start``)
 
 
 @dataclass
@@ -88,7 +89,7 @@ def make_teacher(prog: Program, kinds: frozenset[str], opt: PacOptions, deadline
     # decide within FLIP_RLIMIT is not made (as an infeasible one): CREST's tester bounds
     # each query too; the bound is z3's resource count, so batches stay reproducible.
     sampler = ConcolicSampler(prog, alphabet, lambda: explorer(opt.max_decisions + 1, eager=False, rlimit=FLIP_RLIMIT),
-                              opt.strategy, opt.batch, opt.max_decisions, opt.seed, kinds)
+                              opt.strategy, opt.batch, opt.max_decisions, opt.seed, kinds, opt.start)
     # The learner's words may go past the sampler's bound (a truncated run's prefix and
     # a suffix): membership follows them much further before answering unknown.
     return PacTeacher(prog, explorer(max(10_000, 10 * opt.max_decisions)),

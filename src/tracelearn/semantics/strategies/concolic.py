@@ -1,7 +1,9 @@
 """Concolic sampling of decision vectors (Pac-Man Sec. 5, CREST's search strategies).
 
-A *batch* is k decision vectors from a concolic tester started afresh: a run on random
-inputs, then runs on inputs the solver finds to flip one decision of an earlier run.
+A *batch* is k decision vectors from a concolic tester started afresh: a run on zero
+inputs (CREST's; ``start="uniform"``: random ones), then runs on inputs the solver finds
+to flip one decision of an earlier run (the inputs read after that decision keep their
+values, as in CREST).
 No random choice and no solver state is kept from one batch to the next (a new random
 generator seeded from the batch's number, a new solver), so batches are independent and
 identically distributed, which the PAC guarantee needs (Corollary 2). What a tester
@@ -44,6 +46,7 @@ from ..traces import input_values
 from .path import PathExplorer
 
 STRATEGIES = ("rbs", "cds", "dfs", "random-input")
+STARTS = ("zero", "uniform")
 # ``_fixed_from`` is asked of a run once FIXED_AFTER of its flips were tried in vain,
 # of runs of at least FIXED_MIN decisions, and no more after FIXED_TRIALS of them left
 # a choice and none fixed its inputs (a whole path of a long run can cost the solver
@@ -87,6 +90,10 @@ class ConcolicSampler:
     max_decisions: int = 1000
     seed: int = 0
     checks: frozenset[str] = frozenset({"assertion", "error-call"})
+    # Where a concolic tester's inputs start: "zero" as CREST (new inputs are 0; a flip
+    # keeps the last run's values of the inputs its solution leaves out), or "uniform"
+    # (uniformly random, drawn afresh for every run)
+    start: str = "zero"
     stats: SamplerStats = field(default_factory=SamplerStats)
     # Flipped prefixes the solver proved infeasible (never those it gave up on)
     infeasible: set[tuple[bool, ...]] = field(default_factory=set, repr=False)
@@ -94,6 +101,9 @@ class ConcolicSampler:
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
             raise ValueError(f"unknown sampling strategy {self.strategy!r} (choose from {', '.join(STRATEGIES)})")
+        if self.start not in STARTS:
+            raise ValueError(f"unknown start of the inputs {self.start!r} (choose from {', '.join(STARTS)})")
+        self._fill = "uniform" if self.strategy == "random-input" else self.start
         self._ex: PathExplorer | None = None
         self._fixed: dict[tuple[bool, ...], int] = {}  # vector -> ``_fixed_from``
         self._fix_found = self._fix_missed = 0
@@ -117,7 +127,7 @@ class ConcolicSampler:
     # ------------------------------------------------------------ runs
 
     def run(self, values: list, rng: random.Random) -> Sample:
-        src = InputSource(list(values), seed=rng.getrandbits(64), strategy="uniform")
+        src = InputSource(list(values), seed=rng.getrandbits(64), strategy=self._fill)
         r = self._interp.run(src, argv=None)
         self.stats.runs += 1
         self.stats.samples += 1
@@ -151,7 +161,8 @@ class ConcolicSampler:
         finally:
             self.stats.solver_calls += ex.target.calls - calls
 
-    def _flip(self, ex: PathExplorer, vec: tuple[bool, ...], j: int, rng: random.Random) -> Sample | None:
+    def _flip(self, ex: PathExplorer, vec: tuple[bool, ...], j: int, rng: random.Random,
+              prev: list) -> Sample | None:
         """A run whose first j decisions are ``vec``'s and whose next is the other
         one, or None if no input makes them."""
         self.stats.flips_tried += 1
@@ -170,7 +181,10 @@ class ConcolicSampler:
         if model is None:
             return None
         self.stats.flips_feasible += 1
-        return self.run(input_values(ex.target.eq, model), rng)
+        values = input_values(ex.target.eq, model)
+        if self._fill == "zero":  # as CREST: the inputs the solution leaves out keep their values
+            values += prev[len(values):]
+        return self.run(values, rng)
 
     def _random_flips(self, ex: PathExplorer, rng: random.Random) -> Iterator[Sample]:
         covered: set[tuple[str, bool]] = set()
@@ -195,25 +209,26 @@ class ConcolicSampler:
                 if j >= fixed:
                     self.stats.flips_past_fixed_inputs += 1
                     continue
-                nxt = self._flip(ex, cur.vector, j, rng)
+                nxt = self._flip(ex, cur.vector, j, rng, cur.inputs)
                 if nxt is not None:
                     break
             cur = nxt if nxt is not None else self.run([], rng)  # nothing to flip: start over
 
     def _dfs(self, ex: PathExplorer, rng: random.Random) -> Iterator[Sample]:
-        while True:  # a finished search starts again from new random inputs
+        while True:  # a finished search starts again (from zero inputs: the same search)
             first = self.run([], rng)
             yield first
-            stack: list[tuple[tuple[bool, ...], int]] = [(first.vector, 0)]
+            stack: list[tuple[Sample, int]] = [(first, 0)]
             while stack:
-                vec, pos = stack.pop()
+                cur, pos = stack.pop()
+                vec = cur.vector
                 if pos >= len(vec) or (pos >= FIXED_AFTER and pos >= self._fixed_from(ex, vec)):
                     continue
-                stack.append((vec, pos + 1))  # the later positions of this run, after the subtree
-                s = self._flip(ex, vec, pos, rng)
+                stack.append((cur, pos + 1))  # the later positions of this run, after the subtree
+                s = self._flip(ex, vec, pos, rng, cur.inputs)
                 if s is not None:
                     yield s
-                    stack.append((s.vector, pos + 1))
+                    stack.append((s, pos + 1))
 
     def _fixed_from(self, ex: PathExplorer, vec: tuple[bool, ...]) -> int:
         """The length of the shortest prefix of ``vec`` whose path leaves every unknown of
