@@ -8,7 +8,7 @@ import random
 import z3
 
 from tracelearn.semantics.symexpr import SignExtFolds, fold_sign_ext
-from tracelearn.z3dag import assert_all, constants, holds, names, substitute
+from tracelearn.z3dag import applications, assert_all, constants, holds, names, substitute
 
 X = [z3.BitVec(f"w{i}", 8) for i in range(3)]
 Y = z3.BitVec("in!4", 32)
@@ -113,3 +113,15 @@ def test_assert_all_asserts_what_add_would():
     assert a.check() == z3.sat and all(z3.is_true(a.model().eval(f)) for f in fs)
     assert_all(a, [X[0] == 9])  # 10 is not below 5
     assert a.check() == z3.unsat
+
+
+def test_applications_are_the_operators_asked_for_each_once():
+    x, y = z3.BitVecs("x y", 32)
+    s = x + y
+    f = z3.And(s * 3 > 1, s - x < 2, z3.ULT(s, y))  # x + y shared three times
+    adds = applications([f], frozenset({z3.Z3_OP_BADD}))
+    assert [a.sexpr() for a in adds] == ["(bvadd x y)"]
+    arith = applications([f, f], frozenset({z3.Z3_OP_BADD, z3.Z3_OP_BSUB, z3.Z3_OP_BMUL}))
+    assert sorted(a.sexpr() for a in arith) == sorted(["(bvadd x y)", "(bvmul (bvadd x y) #x00000003)",
+                                                      "(bvsub (bvadd x y) x)"])
+    assert applications([], frozenset({z3.Z3_OP_BADD})) == []

@@ -63,6 +63,30 @@ def constants(terms: list[z3.ExprRef]) -> list[z3.ExprRef]:
     return out
 
 
+def applications(terms: list[z3.ExprRef], kinds: frozenset[int]) -> list[z3.ExprRef]:
+    """The applications in ``terms`` of an operator of one of ``kinds`` (each once)."""
+    if not terms:
+        return []
+    ctxobj = terms[0].ctx
+    ctx = ctxobj.ref()
+    out: list[z3.ExprRef] = []
+    seen: set[int] = set()
+    stack = [t.as_ast() for t in terms]
+    while stack:
+        a = stack.pop()
+        key = C.Z3_get_ast_id(ctx, a)
+        if key in seen or C.Z3_get_ast_kind(ctx, a) != z3.Z3_APP_AST:
+            continue
+        seen.add(key)
+        app = C.Z3_to_app(ctx, a)
+        n = C.Z3_get_app_num_args(ctx, app)
+        if n:
+            if C.Z3_get_decl_kind(ctx, C.Z3_get_app_decl(ctx, app)) in kinds:
+                out.append(z3.z3._to_expr_ref(a, ctxobj))
+            stack.extend(C.Z3_get_app_arg(ctx, app, i) for i in range(n))
+    return out
+
+
 def substitute(t: z3.ExprRef, pairs: list[tuple[z3.ExprRef, z3.ExprRef]]) -> z3.ExprRef:
     """``z3.substitute(t, *pairs)`` without z3py's checks of every pair in Python (the
     callers' pairs are symbols and terms of their sorts, built by the semantics): a

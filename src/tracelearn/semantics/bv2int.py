@@ -8,6 +8,10 @@ if-then-else; a product by a constant takes a ``mod``); every universally quanti
 variable gets its range. Operations with no exact linear counterpart (a product of two
 variables, bit operations other than masks and shifts by constants, division by a
 variable) raise ``Untranslatable``: the caller keeps the bit-vector clauses.
+
+``relaxed``: nothing wraps (the integer reading of the terms, as a tool solving over
+the integers reads them): no longer the same meaning, but linear where the exact one
+needs if-then-elses and ``mod`` (see ``semantics/linear.py``).
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ def _hi(w: int) -> int:
 
 
 class BvToInt:
-    def __init__(self, ctx: z3.Context) -> None:
+    def __init__(self, ctx: z3.Context, relaxed: bool = False) -> None:
         self.ctx = ctx
+        self.relaxed = relaxed
         # by AST id, with the term itself: it stays alive, so its id is not reused
         self.cache: dict[int, tuple[z3.ExprRef, z3.ExprRef]] = {}
         self.funcs: dict[str, z3.FuncDeclRef] = {}
@@ -42,10 +47,14 @@ class BvToInt:
 
     def wrap(self, x: z3.ArithRef, w: int) -> z3.ArithRef:
         """``x`` (any integer) reduced into width ``w``'s signed range."""
+        if self.relaxed:
+            return x
         return ((x - _lo(w)) % self.num(1 << w)) + _lo(w)
 
     def wrap_once(self, x: z3.ArithRef, w: int) -> z3.ArithRef:
         """``x`` within one turn of the range (a sum or difference of two values)."""
+        if self.relaxed:
+            return x
         m = 1 << w
         return z3.If(x > _hi(w), x - m, z3.If(x < _lo(w), x + m, x))
 

@@ -28,6 +28,7 @@ import z3
 
 from ..z3dag import assert_all, holds
 from .equation import Equation, Step
+from .linear import LinearRelaxation
 from .solving import check_sat
 
 
@@ -98,6 +99,10 @@ class PathNode:
 # the frames below it and adds again at most this many nodes' constraints (a frame
 # per node made every question costly: z3's push is ~10x an assertion).
 FRAME_NODES = 32
+# A question with a resource budget gets 1/QUICK_SHARE of it first; undecided then, the
+# rest only when its linear integer reading has a solution (a hard question whose
+# every bit-vector model wraps around is rare where CREST's integer flips work)
+QUICK_SHARE = 50
 
 
 class PathTarget:
@@ -113,6 +118,8 @@ class PathTarget:
         self.rlimit = rlimit
         if rlimit is not None:
             self.solver.set("rlimit", rlimit)
+        # With a budget, the integer reading of a question the first try leaves open
+        self.linear = LinearRelaxation() if rlimit is not None else None
         self.nodes: list[PathNode] = [PathNode(None, 0)]  # the current path, root first
         self.calls = 0  # solver calls made through ``check``
         # What the solver holds: the first nodes of a path, how many of each node's
@@ -251,9 +258,9 @@ class PathTarget:
         else:
             self.calls += 1
             self._sync()
-            r = check_sat(self.solver, list(assumptions or []), self.deadline)
+            r, model = self._solve(list(assumptions or []))
             if r == z3.sat:
-                self._model = (node, len(node.constraints), self.solver.model())
+                self._model = (node, len(node.constraints), model or self.solver.model())
         self._answered = (node, len(node.constraints), r) if not assumptions and r != z3.unknown else None
         if r == z3.sat:
             for n in reversed(self.nodes):  # a model of the path is one of each prefix
@@ -261,6 +268,24 @@ class PathTarget:
                     break
                 n.sat_with = len(n.constraints)
         return r
+
+    def _solve(self, assumptions: list[z3.BoolRef]) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+        """The answer, and a model when it is not the solver's own."""
+        if self.linear is None or self.rlimit is None:
+            return check_sat(self.solver, assumptions, self.deadline), None
+        self.solver.set("rlimit", max(1, self.rlimit // QUICK_SHARE))
+        r = check_sat(self.solver, assumptions, self.deadline)
+        self.solver.set("rlimit", self.rlimit)
+        if r != z3.unknown:
+            return r, None
+        # Hard for the bit vectors: the integer reading decides what comes next. Refuted,
+        # the question stays unknown (not unsat: a model may wrap around)
+        answer, model = self.linear.solve(self.eq.constraints + assumptions)
+        if answer == z3.unsat:
+            return r, None
+        if model is not None:
+            return z3.sat, model
+        return check_sat(self.solver, assumptions, self.deadline), None
 
     def model(self) -> z3.ModelRef:
         """A model of the path (and assumptions) of the last ``sat`` answer."""

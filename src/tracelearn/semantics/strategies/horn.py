@@ -34,6 +34,7 @@ from ...ir.types import FloatType, PointerType, VoidType
 from .. import symexpr as S
 from ..symbolic import Frame, SymbolicSemantics, is_false
 from ..symstate import SVal, State
+from ...z3dag import constants
 from ..targets import ClauseTarget
 
 
@@ -225,7 +226,7 @@ class HornEncoding:
         if head is None:
             self.system.goals += 1
         fact = z3.Implies(conj, head if head is not None else z3.BoolVal(False))
-        free = _free_constants(fact, self.relations)
+        free = [c for c in constants([fact]) if c.decl().name() not in self.relations]
         self.system.clauses.append(z3.ForAll(free, fact) if free else fact)
 
     @staticmethod
@@ -396,24 +397,3 @@ class _Proc:
     err: Predicate
     entry_state: State
     entry_vals: dict[str, z3.ExprRef]
-
-
-def _free_constants(e: z3.ExprRef, relations: set[str]) -> list[z3.ExprRef]:
-    """The uninterpreted constants of ``e`` but the 0-ary ``relations`` (a DAG: each
-    node visited once)."""
-    seen: set[int] = set()
-    out: dict[int, z3.ExprRef] = {}
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        i = x.get_id()
-        if i in seen:
-            continue
-        seen.add(i)
-        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            if x.decl().name() not in relations:
-                out[i] = x
-            continue
-        if z3.is_app(x):
-            stack.extend(x.children())
-    return list(out.values())

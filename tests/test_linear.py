@@ -1,0 +1,75 @@
+"""The integer reading of bit-vector path conditions (``semantics/linear.py``) and how
+the sampler's path target uses it: a refutation only withholds effort (the answer stays
+unknown, never unsat), an integer solution answers only once it holds on the bit
+vectors, and a model that needs a wrap-around is still found when it is easy."""
+
+from __future__ import annotations
+
+import z3
+from hypothesis import given, settings, strategies as st
+
+from tracelearn.semantics.bv2int import BvToInt
+from tracelearn.semantics.linear import LinearRelaxation
+from tracelearn.semantics.targets import PathTarget
+
+X, Y, Z = (z3.BitVec(n, 32) for n in "xyz")
+
+
+def test_a_question_the_integers_refute_gets_no_more_effort_and_stays_unknown():
+    t = PathTarget(None, rlimit=100)  # a first try too small for anything
+    t.constrain(X > 5)
+    t.constrain(X < 3)
+    assert t.check() == z3.unknown
+    assert t.linear.refuted == 1
+    t = PathTarget(None, rlimit=5_000_000)  # enough for the bit vectors: a real answer
+    t.constrain(X > 5)
+    t.constrain(X < 3)
+    assert t.check() == z3.unsat
+
+
+def test_an_integer_solution_answers_once_it_holds_on_the_bit_vectors():
+    t = PathTarget(None, rlimit=10_000)  # a first try of 200: too small for the bit vectors
+    for c in (X * 3 + Y * 5 == 101, X > 0, Y > 0, X < Y):
+        t.constrain(c)
+    assert t.check() == z3.sat and t.linear.solutions == 1
+    m = t.model()
+    assert all(z3.is_true(m.eval(c, model_completion=True)) for c in t.eq.constraints)
+
+
+def test_a_model_only_a_wrap_around_gives_is_found_when_easy():
+    # x + 1 < 0 < x: only x = INT_MAX, over the bit vectors; the integers refute it
+    assert LinearRelaxation().solve([X > 0, X + 1 < 0])[0] == z3.unsat
+    t = PathTarget(None, rlimit=5_000_000)
+    t.constrain(X > 0)
+    t.constrain(X + 1 < 0)
+    assert t.check() == z3.sat
+    assert t.model().eval(X).as_signed_long() == 2**31 - 1
+
+
+def test_products_of_unknowns_have_no_reading():
+    assert LinearRelaxation().solve([X * Y == 77, X > 1, Y > 1]) == (z3.unknown, None)
+
+
+def test_the_relaxed_translation_does_not_wrap():
+    big = z3.BitVecVal(2**31 - 1, 32)
+    exact, relaxed = BvToInt(z3.main_ctx()), BvToInt(z3.main_ctx(), relaxed=True)
+    assert z3.simplify(exact.term(big + 1)).as_long() == -(2**31)
+    assert z3.simplify(relaxed.term(big + 1)).as_long() == 2**31
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(-9, 9), st.integers(-9, 9), st.integers(-9, 9), st.integers(-60, 60),
+                          st.sampled_from(["<=", "<", "==", "!=", "u<"])), min_size=1, max_size=5))
+def test_where_nothing_can_wrap_the_integer_reading_agrees_with_the_bit_vectors(rows):
+    # Variables in [-100, 100] and small coefficients: no term reaches 2^31
+    cs = [v >= -100 for v in (X, Y, Z)] + [v <= 100 for v in (X, Y, Z)]
+    for a, b, c, k, op in rows:
+        lhs = a * X + b * Y + c * Z
+        cs.append({"<=": lhs <= k, "<": lhs < k, "==": lhs == k, "!=": lhs != k, "u<": z3.ULT(lhs, k)}[op])
+    bv = z3.Solver()
+    bv.add(cs)
+    expected = bv.check()
+    answer, model = LinearRelaxation().solve(cs)
+    assert answer == expected
+    if answer == z3.sat:  # the integer solution is one of the bit vectors
+        assert model is not None and all(z3.is_true(model.eval(c, model_completion=True)) for c in cs)
