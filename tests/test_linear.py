@@ -73,3 +73,19 @@ def test_where_nothing_can_wrap_the_integer_reading_agrees_with_the_bit_vectors(
     assert answer == expected
     if answer == z3.sat:  # the integer solution is one of the bit vectors
         assert model is not None and all(z3.is_true(model.eval(c, model_completion=True)) for c in cs)
+
+
+def test_a_path_with_no_unknowns_left_open_by_the_first_try_is_answered_by_an_empty_model():
+    t = PathTarget(None, rlimit=1)  # the first try decides nothing
+    t.constrain(z3.BitVecVal(3, 8) * 3 + 3 == 12)
+    assert t.check() == z3.sat  # an empty model is a model (it was taken for none: an exception)
+    assert len(t.model()) == 0
+
+
+def test_a_narrowing_cast_counts_as_a_wrap_around():
+    # (char) x == 5 with x > 100: over the bit vectors x = 261; read over the integers
+    # with the cast's value in its range, refuted (the cast wraps)
+    b = z3.Extract(7, 0, X)
+    assert LinearRelaxation().solve([b == 5, X > 100])[0] == z3.unsat
+    answer, model = LinearRelaxation().solve([b == 5, X > 0])
+    assert answer == z3.sat and model.eval(X).as_signed_long() == 5

@@ -19,6 +19,8 @@ from tracelearn.automata.pushdown import RecursiveAutomaton, accepts, over_appro
 from tracelearn.cli.main import main
 from tracelearn.frontend.lower import load_program
 from tracelearn.ir.decisions import DecisionAlphabet, assertions_as_branches
+from tracelearn.ir.program import SourceLoc
+from tracelearn.ir.types import IntType
 from tracelearn.ir.transform import copy_program
 from tracelearn.learning.pac import batches_needed
 from tracelearn.semantics.inputs import InputSource
@@ -524,3 +526,38 @@ def test_the_start_of_the_inputs_is_an_option_and_is_in_the_document(tmp_path, c
     with pytest.raises(SystemExit) as e:
         main(["pac", str(path), "--start", "ones"])
     assert e.value.code == 2
+
+
+MISMATCH = HEAD + """
+extern double __VERIFIER_nondet_double(void);
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  if (x == 7) {  /* past this decision the second read is a double, or an int */
+    double d = __VERIFIER_nondet_double();
+    if (d > 0.25 && d < 0.75) return 2;
+    return 1;
+  }
+  int y = __VERIFIER_nondet_int();
+  if (y == 3) return 3;
+  return 0;
+}"""
+
+
+def test_a_kept_value_that_does_not_fit_the_new_read_is_drawn_afresh(tmp_path, capsys):
+    # Flipping x == 7 after a run that drew d = 0.5 reads an int where the double was:
+    # the run failed ("input #2 (0.5) does not fit int"); now that input starts at zero
+    path = tmp_path / "mismatch.c"
+    path.write_text(MISMATCH)
+    for strategy in ("rbs", "cds"):
+        assert main(["pac", str(path), "--json", "--quiet", "--strategy", strategy]) == 0, capsys.readouterr().err
+        doc = json.loads(capsys.readouterr().out)
+        assert doc["verdict"] == "pac-correct"
+    loc = SourceLoc("f.c", 1, 1)
+    int32 = IntType(32, True)
+    src = InputSource([7], strategy="zero", hints=[0.5, 300, 4, 9])
+    assert src.next(int32, "x", loc) == 7  # a given value
+    assert src.next(int32, "y", loc) == 0  # the hint 0.5 is no int: zero
+    assert src.next_in_range(int32, -1, 255, "c", loc) == 0  # 300 is out of getchar's range
+    assert src.next(int32, "z", loc) == 4
+    assert src.next_in_range(int32, -1, 255, "c", loc) == 9
+    assert src.next(int32, "w", loc) == 0  # no hints left

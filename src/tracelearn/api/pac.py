@@ -110,6 +110,8 @@ def pac_reuse_file(file: str, model: str, prop: str, *, relearn: bool = True, ti
     saved = _saved_model(model)
     parsed = parse_property(prop)
     o = saved["options"]
+    if o.get("start", "uniform") not in STARTS:
+        raise OptionError(f"{model}: unknown start of the inputs {o['start']!r} (choose from {', '.join(STARTS)})")
     opts = PacOptions(saved["epsilon"], saved["delta"], o["batch"], o["learner"], o["strategy"], o["max_decisions"],
                       o["seed"], o["split_conditions"], PAC_KINDS,
                       start=o.get("start", "uniform"))  # models saved before the option were learned so

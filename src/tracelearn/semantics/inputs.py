@@ -33,12 +33,17 @@ class InputSource:
 
     ``strategy`` "mixed" favours small and boundary values (good at finding bugs);
     "uniform" draws uniformly from each type (what statistical sampling needs);
-    "zero" gives zero (the null pointer, 0.0, zero bytes): CREST's new inputs."""
+    "zero" gives zero (the null pointer, 0.0, zero bytes): CREST's new inputs.
+
+    ``hints``: values to try after ``values``, each kept only where it fits the input
+    read there (its type, its range); otherwise one is drawn (a concolic tester's
+    values of the last run, whose read sites may differ past the flipped decision)."""
 
     values: list = field(default_factory=list)
     seed: int = 0
     strategy: str = "mixed"
     consumed: list[InputRecord] = field(default_factory=list)
+    hints: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
@@ -49,7 +54,9 @@ class InputSource:
             v = self._coerce(t, self.values[self._pos])
             self._pos += 1
         else:
-            v = self._random(t)
+            v = self._hint(t)
+            if v is None:
+                v = self._random(t)
         self.consumed.append(InputRecord(len(self.consumed), origin, loc, str(t), v))
         return v
 
@@ -59,11 +66,23 @@ class InputSource:
         if self._pos < len(self.values):
             v = self._coerce(t, self.values[self._pos])
             self._pos += 1
+        elif (h := self._hint(t)) is not None and lo <= h <= hi:
+            v = h
         else:
             v = (max(lo, min(0, hi)) if self.strategy == "zero"
                  else self._rng.randint(lo, hi) if self._rng.random() < 0.7 else self._rng.choice([lo, hi]))
         self.consumed.append(InputRecord(len(self.consumed), origin, loc, str(t), v))
         return v if lo <= v <= hi else None
+
+    def _hint(self, t: CType):
+        """The hint for this read, if there is one and it fits ``t``."""
+        i = len(self.consumed) - len(self.values)
+        if not 0 <= i < len(self.hints):
+            return None
+        try:
+            return coerce_input(t, self.hints[i])
+        except (ValueError, OverflowError, TypeError):
+            return None
 
     def _coerce(self, t: CType, v):
         try:

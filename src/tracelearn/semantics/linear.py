@@ -2,8 +2,8 @@
 
 For sums, differences and constant multiples of bit-vector values, compared signed or
 unsigned, this reading means the same as the bit vectors as long as no term wraps
-around; every sum, difference and product is held in its range, so a solution is a
-bit-vector model too (checked by evaluation). When the reading is unsatisfiable, every
+around; every sum, difference, product and narrowing cast (an extraction) is held in
+its range, so a solution is a bit-vector model too (checked by evaluation). When the reading is unsatisfiable, every
 bit-vector model wraps somewhere. The PAC sampler's path target asks it of a flip that
 the bit-vector solver could not decide on a fiftieth of its budget: refuted, the flip
 gets no more effort. Euclid's subtraction chains are an example: z3 could not decide 33 of
@@ -21,9 +21,13 @@ import z3
 
 from ..z3dag import applications, constants, holds
 from .bv2int import BvToInt, Untranslatable
+from .solving import check_sat
 
 MAX_TERMS = 200_000  # readings kept (then the translator starts afresh)
-_WRAPPING = frozenset({z3.Z3_OP_BADD, z3.Z3_OP_BSUB, z3.Z3_OP_BNEG, z3.Z3_OP_BMUL, z3.Z3_OP_BSHL})
+# the operators whose relaxed reading can leave the range (an extraction: a cast to a
+# narrower type, read as the value itself)
+_WRAPPING = frozenset({z3.Z3_OP_BADD, z3.Z3_OP_BSUB, z3.Z3_OP_BNEG, z3.Z3_OP_BMUL, z3.Z3_OP_BSHL,
+                       z3.Z3_OP_EXTRACT})
 
 
 @dataclass
@@ -39,7 +43,8 @@ class LinearRelaxation:
     # formula id -> (the formula, kept alive; its sums, differences and products)
     _terms: dict[int, tuple[z3.ExprRef, tuple[z3.ExprRef, ...]]] = field(default_factory=dict, repr=False)
 
-    def solve(self, formulas: list[z3.BoolRef]) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+    def solve(self, formulas: list[z3.BoolRef], deadline: float | None = None
+              ) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
         """The integer reading of ``formulas``: unsat; sat, with the bit-vector model of
         its solution when that satisfies ``formulas`` (None when a term wraps around);
         or unknown (a term with no integer reading here, or the solver's limit)."""
@@ -58,13 +63,13 @@ class LinearRelaxation:
         s.set("rlimit", self.rlimit)
         s.add(read)
         variables = [c for c in constants(formulas) if z3.is_bv(c)]
-        # Every variable and every sum, difference and product in its range: "nothing
-        # wraps", so that a solution is a bit-vector model too (without, the solver
+        # Every variable and every sum, difference, product, shift and extraction in its
+        # range: "nothing wraps", so that a solution is a bit-vector model too (without, the solver
         # put gcd's inputs at the ends of their ranges, where 35*m - 69*n wraps)
         for t in variables + self._arithmetic(formulas):
             v, w = self._tr.term(t), t.size()
             s.add(v >= -(1 << (w - 1)), v < (1 << (w - 1)))
-        r = s.check()
+        r = check_sat(s, [], deadline)  # Ctrl-C and the time limit honoured
         if r == z3.unsat:
             self.refuted += 1
         if r != z3.sat:
@@ -77,7 +82,7 @@ class LinearRelaxation:
         for c in variables:
             v = m.eval(self._tr.term(c), model_completion=True).as_long()
             pin.add(c == z3.BitVecVal(v % (1 << c.size()), c.size(), ctx))
-        if pin.check() != z3.sat:
+        if check_sat(pin, [], deadline) != z3.sat:
             return r, None
         model = pin.model()
         if not holds(model, formulas):

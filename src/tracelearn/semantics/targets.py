@@ -260,7 +260,7 @@ class PathTarget:
             self._sync()
             r, model = self._solve(list(assumptions or []))
             if r == z3.sat:
-                self._model = (node, len(node.constraints), model or self.solver.model())
+                self._model = (node, len(node.constraints), model if model is not None else self.solver.model())
         self._answered = (node, len(node.constraints), r) if not assumptions and r != z3.unknown else None
         if r == z3.sat:
             for n in reversed(self.nodes):  # a model of the path is one of each prefix
@@ -274,13 +274,15 @@ class PathTarget:
         if self.linear is None or self.rlimit is None:
             return check_sat(self.solver, assumptions, self.deadline), None
         self.solver.set("rlimit", max(1, self.rlimit // QUICK_SHARE))
-        r = check_sat(self.solver, assumptions, self.deadline)
-        self.solver.set("rlimit", self.rlimit)
+        try:
+            r = check_sat(self.solver, assumptions, self.deadline)
+        finally:
+            self.solver.set("rlimit", self.rlimit)
         if r != z3.unknown:
             return r, None
         # Hard for the bit vectors: the integer reading decides what comes next. Refuted,
         # the question stays unknown (not unsat: a model may wrap around)
-        answer, model = self.linear.solve(self.eq.constraints + assumptions)
+        answer, model = self.linear.solve(self.eq.constraints + assumptions, self.deadline)
         if answer == z3.unsat:
             return r, None
         if model is not None:

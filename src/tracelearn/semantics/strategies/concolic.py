@@ -126,8 +126,8 @@ class ConcolicSampler:
 
     # ------------------------------------------------------------ runs
 
-    def run(self, values: list, rng: random.Random) -> Sample:
-        src = InputSource(list(values), seed=rng.getrandbits(64), strategy=self._fill)
+    def run(self, values: list, rng: random.Random, hints: list | None = None) -> Sample:
+        src = InputSource(list(values), seed=rng.getrandbits(64), strategy=self._fill, hints=hints or [])
         r = self._interp.run(src, argv=None)
         self.stats.runs += 1
         self.stats.samples += 1
@@ -182,9 +182,10 @@ class ConcolicSampler:
             return None
         self.stats.flips_feasible += 1
         values = input_values(ex.target.eq, model)
-        if self._fill == "zero":  # as CREST: the inputs the solution leaves out keep their values
-            values += prev[len(values):]
-        return self.run(values, rng)
+        # As CREST: the inputs the solution leaves out keep their values, where they fit
+        # (past the flipped decision the reads may be others: another type, a range)
+        hints = prev[len(values):] if self._fill == "zero" else []
+        return self.run(values, rng, hints)
 
     def _random_flips(self, ex: PathExplorer, rng: random.Random) -> Iterator[Sample]:
         covered: set[tuple[str, bool]] = set()
