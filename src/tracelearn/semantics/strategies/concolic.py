@@ -219,17 +219,17 @@ class ConcolicSampler:
         while True:  # a finished search starts again (from zero inputs: the same search)
             first = self.run([], rng)
             yield first
-            stack: list[tuple[Sample, int]] = [(first, 0)]
+            # (vector, inputs, position): a run's result is not kept on the stack
+            stack: list[tuple[tuple[bool, ...], list, int]] = [(first.vector, first.inputs, 0)]
             while stack:
-                cur, pos = stack.pop()
-                vec = cur.vector
+                vec, inputs, pos = stack.pop()
                 if pos >= len(vec) or (pos >= FIXED_AFTER and pos >= self._fixed_from(ex, vec)):
                     continue
-                stack.append((cur, pos + 1))  # the later positions of this run, after the subtree
-                s = self._flip(ex, vec, pos, rng, cur.inputs)
+                stack.append((vec, inputs, pos + 1))  # the later positions of this run, after the subtree
+                s = self._flip(ex, vec, pos, rng, inputs)
                 if s is not None:
                     yield s
-                    stack.append((s, pos + 1))
+                    stack.append((s.vector, s.inputs, pos + 1))
 
     def _fixed_from(self, ex: PathExplorer, vec: tuple[bool, ...]) -> int:
         """The length of the shortest prefix of ``vec`` whose path leaves every unknown of
