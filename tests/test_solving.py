@@ -2,6 +2,7 @@
 exception reaches the caller: the caller's clean-up runs z3 on the same context, and
 z3 on two threads at once is a segmentation fault."""
 
+import os
 import signal
 import threading
 import time
@@ -137,3 +138,24 @@ def test_an_interrupt_left_pending_by_a_stopped_query_is_cleared(monkeypatch):
     t.push()  # the first call after the stop: no pending interrupt
     t.add(z3.Int("a") == 1)
     assert t.check() == z3.sat
+
+
+def test_the_stream_analyses_solver_lets_a_ctrl_c_through_and_names_the_time_limit():
+    """z3's own SIGINT handler turned a Ctrl-C in learn-filter's queries into an unknown
+    answer, and the command went on; with it off, the interrupt is raised as the query
+    returns (here at its 1 s timeout)."""
+    from tracelearn.analyses.streams.windows import solver, undecided
+
+    s = solver()
+    s.add(_hard().assertions())
+    s.set("timeout", 1000)
+    # the signal itself while z3 runs (a Python handler would only run once it returned)
+    kill = threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGINT))
+    kill.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            s.check()
+    finally:
+        kill.join()
+    assert str(undecided(s, time.perf_counter() - 1)) == "time limit"
+    assert str(undecided(s, None)).startswith("the solver could not decide a query")

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import z3
 
 from ...automata.transducer import Transducer, window_vars
-from .windows import outputs_differ, path_input
+from .windows import outputs_differ, path_input, solver, undecided
 from ...semantics.strategies.bigstep import Boundary, Element, StepExplorer, SymStep
 
 
@@ -205,7 +205,7 @@ class _StepSolver:
     unknown (the deadline) raises TimeoutError: unknown, never a guess."""
 
     def __init__(self, cond: z3.BoolRef, deadline: float | None, res: EquivalenceResult) -> None:
-        self.s = z3.Solver()
+        self.s = solver()
         self.s.add(cond)
         self.deadline = deadline
         self.res = res
@@ -248,7 +248,7 @@ class _StepSolver:
             if extra is not None:
                 self.s.pop()
         if r == z3.unknown:
-            raise TimeoutError(f"the solver could not decide a query ({self.s.reason_unknown()})")
+            raise undecided(self.s, self.deadline)
         return found
 
 

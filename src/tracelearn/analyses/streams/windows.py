@@ -24,7 +24,7 @@ def at_position(t: z3.BoolRef, i: int, bits: int) -> z3.BoolRef | None:
 
 def solve_input(cons: list[z3.BoolRef], length: int, bits: int) -> list[int] | None:
     """An input of ``length`` elements satisfying ``cons`` (over ``in!p``), or None."""
-    s = z3.Solver()
+    s = solver()
     s.add(*cons)
     if s.check() != z3.sat:
         return None
@@ -50,14 +50,33 @@ def path_input(conds: list[z3.BoolRef], bits: int, length: int) -> list[int] | N
 def satisfiable(f: z3.BoolRef, deadline: float | None = None) -> bool:
     """Is ``f`` satisfiable? The solver's ``unknown`` (the deadline) raises TimeoutError:
     the callers answer unknown, never a guess."""
-    s = z3.Solver()
+    s = solver()
     if deadline is not None:
         s.set("timeout", max(1, int(1000 * (deadline - time.perf_counter()))))
     s.add(f)
     r = s.check()
     if r == z3.unknown:
-        raise TimeoutError(f"the solver could not decide a query ({s.reason_unknown()})")
+        raise undecided(s, deadline)
     return r == z3.sat
+
+
+def solver() -> z3.Solver:
+    """A solver for the stream analyses' many short queries, asked in this thread (a
+    helper thread per query, as ``check_sat`` has, cost base64_encode's learning 1 s in
+    970 queries). z3's own Ctrl-C handler is off: it turned a Ctrl-C into an unknown
+    answer (the command went on); the interrupt now stops the command as the query
+    returns."""
+    s = z3.Solver()
+    s.set(ctrl_c=False)
+    return s
+
+
+def undecided(s: z3.Solver, deadline: float | None) -> TimeoutError:
+    """The error for a query ``s`` left undecided: the time limit when it is past (z3
+    says "timeout" or "canceled" either way)."""
+    if deadline is not None and time.perf_counter() >= deadline - 0.05:
+        return TimeoutError("time limit")
+    return TimeoutError(f"the solver could not decide a query ({s.reason_unknown()})")
 
 
 def outputs_differ(a: tuple, b: tuple) -> z3.BoolRef:
