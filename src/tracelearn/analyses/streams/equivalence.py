@@ -25,6 +25,7 @@ import z3
 
 from ...automata.transducer import Transducer, window_vars
 from .windows import outputs_differ, path_input, solver, undecided
+from ...semantics.solving import remaining_ms
 from ...semantics.strategies.bigstep import Boundary, Element, StepExplorer, SymStep
 
 
@@ -237,7 +238,7 @@ class _StepSolver:
         """None when unsatisfiable; else the model (``want_model``) or True."""
         self.res.solver_calls += 1
         if self.deadline is not None:
-            self.s.set("timeout", max(1, int(1000 * (self.deadline - time.perf_counter()))))
+            self.s.set("timeout", remaining_ms(self.deadline))
         if extra is not None:
             self.s.push()
             self.s.add(extra)

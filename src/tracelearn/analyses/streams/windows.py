@@ -9,6 +9,7 @@ import time
 import z3
 
 from ...automata.transducer import window_vars
+from ...semantics.solving import remaining_ms
 
 
 def at_position(t: z3.BoolRef, i: int, bits: int) -> z3.BoolRef | None:
@@ -52,7 +53,7 @@ def satisfiable(f: z3.BoolRef, deadline: float | None = None) -> bool:
     the callers answer unknown, never a guess."""
     s = solver()
     if deadline is not None:
-        s.set("timeout", max(1, int(1000 * (deadline - time.perf_counter()))))
+        s.set("timeout", remaining_ms(deadline))
     s.add(f)
     r = s.check()
     if r == z3.unknown:
@@ -63,9 +64,9 @@ def satisfiable(f: z3.BoolRef, deadline: float | None = None) -> bool:
 def solver() -> z3.Solver:
     """A solver for the stream analyses' many short queries, asked in this thread (a
     helper thread per query, as ``check_sat`` has, cost base64_encode's learning 1 s in
-    970 queries). z3's own Ctrl-C handler is off: it turned a Ctrl-C into an unknown
-    answer (the command went on); the interrupt now stops the command as the query
-    returns."""
+    970 queries). z3's own Ctrl-C handler is off (the command line turns it off for the
+    process, a Python API caller has it on): it turned a Ctrl-C into an unknown answer
+    and the analysis went on; the interrupt now stops it as the query returns."""
     s = z3.Solver()
     s.set(ctrl_c=False)
     return s
