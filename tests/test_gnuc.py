@@ -259,9 +259,11 @@ def test_trailing_one_element_array_is_the_old_flexible_array():
     doc = tracelearn.check(str(C_DIR / "gnuc" / "flexible.c"), timeout=60.0)
     assert doc["verdict"] == "false"
     cex = doc["counterexample"]
-    assert cex["kind"] == "pointer" and cex["line"] == 10 and cex["replay"]["status"] == "confirmed"
+    assert cex["replay"]["status"] == "confirmed"
     x = [i["value"] for i in cex["inputs"] if "nondet_int" in i["origin"]]
-    assert x and x[0] in (4, 5)
+    # two real failures (the solver picks one): never lines 7-8, inside the block
+    assert (cex["kind"], cex["line"]) in (("pointer", 10), ("bounds", 13))
+    assert x and x[0] in ((4, 5) if cex["line"] == 10 else (1,))
 
 
 def test_library_variadics_declared_by_the_program_take_their_arguments(tmp_path, capfd):

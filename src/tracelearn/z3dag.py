@@ -115,6 +115,37 @@ def holds(model: z3.ModelRef, formulas: list[z3.BoolRef]) -> bool:
     return True
 
 
+def scalar_model(ctx: z3.Context, values: list[tuple[str, int | None, int]]) -> z3.ModelRef:
+    """A model giving each named constant its value: (name, None, 0 or 1) a Boolean,
+    (name, width, value) a bit-vector. z3 shares a declaration among all its uses of
+    one name and sort, so these are the formula's own constants. (Each new term is
+    wrapped before the next call: an unreferenced one may be freed under us.)"""
+    ref = ctx.ref()
+    model = z3.Model(ctx)
+    no_domain = (z3.Sort * 0)()
+    sorts: dict[int | None, z3.SortRef] = {None: z3.BoolSort(ctx)}
+    truth = (z3.BoolVal(False, ctx), z3.BoolVal(True, ctx))
+    for name, width, value in values:
+        sort = sorts.get(width)
+        if sort is None:
+            sort = sorts[width] = z3.BitVecSort(width, ctx)
+        decl = z3.FuncDeclRef(C.Z3_mk_func_decl(ref, C.Z3_mk_string_symbol(ref, name), 0, no_domain,
+                                                sort.ast), ctx)
+        val = truth[bool(value)] if width is None else z3.BitVecNumRef(
+            C.Z3_mk_numeral(ref, str(value), sort.ast), ctx)
+        C.Z3_add_const_interp(ref, model.model, decl.ast, val.as_ast())
+    return model
+
+
+def smtlib(formulas: list[z3.BoolRef]) -> str:
+    """``formulas`` as an SMT-LIB script (declarations and assertions), as z3 prints
+    them; without z3py's solver and its per-assertion wrappers."""
+    ctx = formulas[0].ctx_ref()
+    *rest, last = formulas
+    arr = (z3.Ast * len(rest))(*(f.as_ast() for f in rest))
+    return C.Z3_benchmark_to_smtlib_string(ctx, "", "", "unknown", "", len(rest), arr, last.as_ast())
+
+
 def assert_all(solver: z3.Solver, formulas: list[z3.BoolRef]) -> None:
     """``solver.add(*formulas)`` for formulas the semantics built (Booleans already):
     without z3py's cast of each, which cost the path strategy as much as the rest."""

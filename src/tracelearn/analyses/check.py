@@ -15,9 +15,11 @@ import z3
 
 from ..errors import OptionError
 from ..ir.program import Program, SourceLoc, is_library_file
+from ..semantics.bitwuzla_backend import BitwuzlaWorker
 from ..semantics.bmc import Encoding, SolverStats
 from ..semantics.interpreter import ALL_CHECKS
 from ..semantics.symbolic import SemanticsOptions, SymexLimit
+from ..semantics.symexpr import disj
 from ..semantics.traces import Counterexample, extract, replay
 from ..semantics.solving import clear_main_interrupt, interrupt_main_context
 from .kinduction import KInduction, KInductionProver
@@ -129,7 +131,8 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
 def _portfolio(program: Program, opts: CheckOptions, done: CheckProgress, deadline: float,
                proof: HornProof | None, kind: KInductionProver | None) -> CheckResult:
     try:
-        result = _bmc(program, opts, done, deadline, proof, kind)
+        with BitwuzlaWorker() as bitwuzla:
+            result = _bmc(program, opts, done, deadline, proof, kind, bitwuzla)
     except z3.Z3Exception:
         if proof is None or not proof.proved:  # not the interrupt of a proof found
             raise
@@ -155,9 +158,11 @@ def _portfolio(program: Program, opts: CheckOptions, done: CheckProgress, deadli
 
 
 def _bmc(program: Program, opts: CheckOptions, done: CheckProgress, deadline: float,
-         proof: HornProof | None, kind: KInductionProver | None = None) -> CheckResult:
+         proof: HornProof | None, kind: KInductionProver | None = None,
+         bitwuzla: BitwuzlaWorker | None = None) -> CheckResult:
     """The bounded model checker's deepening; it ends early when ``proof`` is found.
-    After each bound with no failing check, ``kind`` checks that bound's step case."""
+    After each bound with no failing check, ``kind`` checks that bound's step case.
+    ``bitwuzla``: where each bound's verdict query goes first."""
     stats = done.stats
     stop = (lambda: proof.proved) if proof is not None else None
 
@@ -182,7 +187,8 @@ def _bmc(program: Program, opts: CheckOptions, done: CheckProgress, deadline: fl
         say(f"bound {b}: unwinding")
         try:
             enc = Encoding(program, b, opts.loop_bounds, remaining, opts.max_steps, deadline,
-                           SemanticsOptions(leak_checks="memleak" in opts.checks), stats=stats, stop=stop)
+                           SemanticsOptions(leak_checks="memleak" in opts.checks), stats=stats, stop=stop,
+                           bitwuzla=bitwuzla)
         except SymexLimit as e:
             reason = str(e)
             break
@@ -280,7 +286,8 @@ def _switched_off_violation(enc: Encoding, checks: frozenset[str], undefined: fr
 
 def _ask(enc: Encoding, goals: list, stats: SolverStats) -> tuple[str, z3.ModelRef | None]:
     """Can one of ``goals`` hold? The call is counted in ``stats`` (the check's totals)."""
-    return enc.solve(z3.Or(*goals))  # counted in the check's stats, which enc shares
+    # (disj: no one-argument `or`, which SMT-LIB, and so Bitwuzla, does not accept)
+    return enc.solve(disj(*goals))  # counted in the check's stats, which enc shares
 
 
 def _reachable(enc: Encoding, guards: list, stats: SolverStats) -> str:

@@ -18,6 +18,7 @@ from ..ir.program import Program
 from .equation import Equation, Step
 from ..bigstack import run_with_big_stack
 from .bitblast import BitBlastSession
+from .bitwuzla_backend import BitwuzlaWorker, check_bitwuzla
 from .solving import after_stop, check_fresh, check_quick, interrupt_main_context
 from .strategies.unwind import MergedUnwinding, UnwindOptions
 from .symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
@@ -40,11 +41,13 @@ class SolverStats:
     steps: int = 0
     fresh_calls: int = 0  # of ``calls``: answered by a fresh solver (``solving.check_fresh``)
     bitblast_calls: int = 0  # of ``calls``: answered by the bit-blasted session (``bitblast``)
+    bitwuzla_calls: int = 0  # of ``calls``: answered by Bitwuzla (``bitwuzla_backend``)
 
     def add(self, other: "SolverStats") -> None:
         self.calls += other.calls
         self.fresh_calls += other.fresh_calls
         self.bitblast_calls += other.bitblast_calls
+        self.bitwuzla_calls += other.bitwuzla_calls
         self.time_s += other.time_s
         self.encode_time_s += other.encode_time_s
         self.constraints = max(self.constraints, other.constraints)
@@ -54,7 +57,8 @@ class SolverStats:
         return {"solver_calls": self.calls, "solver_time_s": round(self.time_s, 4),
                 "encoding_time_s": round(self.encode_time_s, 4), "formula_size": self.constraints,
                 "equation_steps": self.steps, "fresh_solver_calls": self.fresh_calls,
-                "bitblasted_solver_calls": self.bitblast_calls}
+                "bitblasted_solver_calls": self.bitblast_calls,
+                "bitwuzla_solver_calls": self.bitwuzla_calls}
 
 
 class Encoding:
@@ -64,10 +68,12 @@ class Encoding:
     def __init__(self, program: Program, bound: int, loop_bounds: dict[str, int] | None = None,
                  timeout_s: float | None = None, max_steps: int = 2_000_000, deadline: float | None = None,
                  semantics: SemanticsOptions | None = None, unwinding: UnwindOptions | None = None,
-                 stats: SolverStats | None = None, stop: Callable[[], bool] | None = None) -> None:
+                 stats: SolverStats | None = None, stop: Callable[[], bool] | None = None,
+                 bitwuzla: BitwuzlaWorker | None = None) -> None:
         """``stats``: where solver calls and times are counted (the caller's, shared:
         nothing is copied between counters afterwards); ``stop``: asked while unwinding,
-        true ends it early (another strategy of a portfolio answered)."""
+        true ends it early (another strategy of a portfolio answered); ``bitwuzla``: the
+        process one-off queries go to first (None: z3 alone)."""
         t0 = time.perf_counter()
         self.program = program
         self.bound = bound
@@ -81,6 +87,8 @@ class Encoding:
         sem.stop = stop
         strategy = MergedUnwinding(sem, unwind)
         self.deadline = deadline  # every query gets the time left before it
+        self.stop = stop
+        self.bitwuzla = bitwuzla
         try:
             self.eq: Equation = run_with_big_stack(strategy.run, interrupt_main_context)
         except RecursionError:
@@ -177,9 +185,20 @@ class Encoding:
     def _solve_once(self, goal: z3.BoolRef) -> tuple[str, z3.ModelRef | None]:
         """A one-off query on a fresh solver: z3 preprocesses a solver's first, assumption-free
         check (equation solving, bit-blasting), but answers on an incrementally used one with
-        its incremental core, which on a csmith program's equation took 101 s against 0.8 s."""
+        its incremental core, which on a csmith program's equation took 101 s against 0.8 s.
+        Bitwuzla is asked first (``bitwuzla_backend``), z3 when it cannot take the formula
+        or gave up before the time limit."""
         t0 = time.perf_counter()
         try:
+            deadline = self.deadline
+            if deadline is None and self.timeout_ms is not None:
+                deadline = t0 + self.timeout_ms / 1000
+            out = None if self.bitwuzla is None else check_bitwuzla(
+                self.bitwuzla, list(self.eq.constraints) + [goal], deadline, self.stop)
+            if out is not None and (out[0] != z3.unknown or out[2] == "canceled"):
+                self.stats.bitwuzla_calls += 1
+                r, model, self.last_unknown = out
+                return str(r), model
             r, model, self.last_unknown = check_fresh(self.eq.constraints, [goal], self.deadline, self.timeout_ms)
         finally:
             self.stats.calls += 1
