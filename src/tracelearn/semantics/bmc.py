@@ -41,7 +41,7 @@ class SolverStats:
     steps: int = 0
     fresh_calls: int = 0  # of ``calls``: answered by a fresh solver (``solving.check_fresh``)
     bitblast_calls: int = 0  # of ``calls``: answered by the bit-blasted session (``bitblast``)
-    bitwuzla_calls: int = 0  # of ``calls``: answered by Bitwuzla (``bitwuzla_backend``)
+    bitwuzla_calls: int = 0  # of ``calls``: settled by Bitwuzla (``bitwuzla_backend``; a stop included)
 
     def add(self, other: "SolverStats") -> None:
         self.calls += other.calls
