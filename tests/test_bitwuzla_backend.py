@@ -163,7 +163,7 @@ extern void __VERIFIER_error(void);
 int add(int m, int n) { if (n == 0) return m; return add(m + 1, n - 1); }
 int main(void) {
   int m = __VERIFIER_nondet_int(), n = __VERIFIER_nondet_int();
-  if (n < 0 || n > 6) return 0;
+  if (n < 0 || n > 200) return 0;
   if (add(m, n) % 7 == 3 && m > 1000) __VERIFIER_error();
   return 0;
 }
@@ -171,13 +171,14 @@ int main(void) {
 
 
 def test_check_verdicts_with_and_without_bitwuzla(tmp_path, monkeypatch) -> None:
+    """(201 calls deep: an equation past bmc.BITWUZLA_MIN_CONSTRAINTS)"""
     f = tmp_path / "bug.c"
     f.write_text(BUG)
-    run = check_run(str(f), checks="error-call", bound=8, prove="none")
+    run = check_run(str(f), checks="error-call", bound=256, prove="none")
     assert run.result.verdict == "false"
     assert run.result.counterexample.replay["status"] == "confirmed"
     assert run.result.stats.bitwuzla_calls >= 1
     monkeypatch.setattr(bitwuzla_backend, "available", lambda: False)
-    run = check_run(str(f), checks="error-call", bound=8, prove="none")
+    run = check_run(str(f), checks="error-call", bound=256, prove="none")
     assert run.result.verdict == "false" and run.result.stats.bitwuzla_calls == 0
     assert run.result.counterexample.replay["status"] == "confirmed"

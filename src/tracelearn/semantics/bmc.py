@@ -30,6 +30,9 @@ from .targets import EquationTarget
 # program whose queries the incremental core cannot do: pv's Docking lost 1 s on each).
 INCREMENTAL_S = 1.0
 INCREMENTAL_AFTER_FRESH_S = 0.1
+# Smaller equations stay on z3, which answers them in milliseconds: starting the
+# Bitwuzla process and sending the text cost a small check 0.1-0.15 s.
+BITWUZLA_MIN_CONSTRAINTS = 1000
 
 
 @dataclass
@@ -193,7 +196,8 @@ class Encoding:
             deadline = self.deadline
             if deadline is None and self.timeout_ms is not None:
                 deadline = t0 + self.timeout_ms / 1000
-            out = None if self.bitwuzla is None else check_bitwuzla(
+            big = len(self.eq.constraints) >= BITWUZLA_MIN_CONSTRAINTS
+            out = None if self.bitwuzla is None or not big else check_bitwuzla(
                 self.bitwuzla, list(self.eq.constraints) + [goal], deadline, self.stop)
             if out is not None and (out[0] != z3.unknown or out[2] == "canceled"):
                 self.stats.bitwuzla_calls += 1
