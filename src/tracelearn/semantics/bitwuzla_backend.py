@@ -78,7 +78,8 @@ class BitwuzlaWorker:
                 return None
             try:
                 self._proc = subprocess.Popen([sys.executable, "-m", "tracelearn.semantics.bitwuzla_worker"],
-                                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                              stderr=subprocess.DEVNULL)  # a crash: z3 answers, no traceback
                 self.started += 1
             except OSError as e:
                 self.broken = f"could not start Bitwuzla: {e}"

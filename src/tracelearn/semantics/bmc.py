@@ -68,6 +68,10 @@ class Encoding:
     """The program unwound to ``bound`` (merged exploration into an equation target),
     asserted into one incremental solver."""
 
+    # (defaults for the subclasses that derive ``eq`` their own way: no stop, z3 alone)
+    stop: Callable[[], bool] | None = None
+    bitwuzla: BitwuzlaWorker | None = None
+
     def __init__(self, program: Program, bound: int, loop_bounds: dict[str, int] | None = None,
                  timeout_s: float | None = None, max_steps: int = 2_000_000, deadline: float | None = None,
                  semantics: SemanticsOptions | None = None, unwinding: UnwindOptions | None = None,

@@ -58,8 +58,6 @@ class PathsEncoding(Encoding):
         sem.deadline = deadline
         self.semantics = sem
         self.deadline = deadline
-        self.stop = None
-        self.bitwuzla = None
         explorer = PathExplorer(sem, PathOptions(max_decisions=10**9, max_statements=max_statements,
                                                  loop_bound=bound, loop_bounds=dict(loop_bounds or {}),
                                                  fold_constants=True))
