@@ -21,7 +21,7 @@ from ..semantics.interpreter import ALL_CHECKS
 from ..semantics.symbolic import SemanticsOptions, SymexLimit
 from ..semantics.symexpr import disj
 from ..semantics.traces import Counterexample, extract, replay
-from ..semantics.solving import clear_main_interrupt, interrupt_main_context
+from ..semantics.solving import at_deadline, clear_main_interrupt, interrupt_main_context
 from .kinduction import KInduction, KInductionProver
 from .proofs import PROVE_CHOICES, HornProof, ProofResult
 
@@ -220,7 +220,7 @@ def _bmc(program: Program, opts: CheckOptions, done: CheckProgress, deadline: fl
                 break
             why = enc.last_unknown or enc.solver.reason_unknown() or "solver gave up"
             # z3 says "canceled" for a timeout too: name the time limit when it is past.
-            timed_out = time.perf_counter() >= deadline - 0.05
+            timed_out = at_deadline(deadline)
             reason = (f"timeout while solving bound {b}" if timed_out
                       else f"the solver gave up at bound {b} ({why})")
             break

@@ -30,7 +30,7 @@ import z3
 
 from ..z3dag import constants, holds, scalar_model, smtlib
 from .bitwuzla_worker import read_message, write_message
-from .solving import check_fresh, remaining_ms
+from .solving import at_deadline, check_fresh, remaining_ms
 
 # z3's "interpreted" division operators print as bvsdiv_i etc. They are the SMT-LIB
 # operators (z3 proves bvsdiv_i x y = bvsdiv x y for every x, y, division by zero
@@ -124,9 +124,7 @@ def check_bitwuzla(worker: BitwuzlaWorker, assertions: list[z3.BoolRef], deadlin
     if answer["result"] == "unsat":
         return z3.unsat, None, ""
     if answer["result"] != "sat":
-        # (its own time limit ends the query up to a millisecond before the deadline)
-        late = deadline is not None and time.perf_counter() >= deadline - 0.05
-        return z3.unknown, None, "canceled" if late else answer.get("why", "")
+        return z3.unknown, None, "canceled" if at_deadline(deadline) else answer.get("why", "")
     model = _model(assertions, answer, deadline)
     return None if model is None else (z3.sat, model, "")
 

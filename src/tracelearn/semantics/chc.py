@@ -19,7 +19,7 @@ from .bv2int import Untranslatable, to_int_clauses
 from .clauses import Atom, Clause, inline, normalize, strengthen
 from .houdini import Houdini, linear, variables
 from .lemmas import candidates
-from .solving import check_sat
+from .solving import at_deadline, check_sat
 from .strategies.horn import HornSystem, Predicate
 
 INLINE_LIMIT = 3000  # clauses after inlining the blocks: past it, no lemma stage
@@ -134,7 +134,7 @@ class HornRun:
             return HornAnswer("reachable", "an error is derivable from the clauses", time_s=dt, **n, **extra)
         if r == z3.unknown:
             why = s.reason_unknown() or "gave up"
-            if why in ("canceled", "timeout") or (deadline is not None and time.perf_counter() >= deadline - 0.05):
+            if why in ("canceled", "timeout") or at_deadline(deadline):
                 why = "timeout"
             return HornAnswer("unknown", f"the Horn solver: {why}", time_s=dt, **n, **extra)
         try:

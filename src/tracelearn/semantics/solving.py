@@ -52,6 +52,13 @@ def remaining_ms(deadline: float | None) -> int | None:
     return max(1, int((deadline - time.perf_counter()) * 1000))
 
 
+def at_deadline(deadline: float | None) -> bool:
+    """Has ``deadline`` come (within 50 ms: a solver's time limit, in whole milliseconds,
+    ends a query a little before it)? What names an undecided query's cause "time limit"
+    (z3 says "canceled" or "timeout" either way)."""
+    return deadline is not None and time.perf_counter() >= deadline - 0.05
+
+
 def check_sat(solver: z3.Solver | z3.Optimize, assumptions: tuple | list = (),
               deadline: float | None = None) -> z3.CheckSatResult:
     """``solver.check(*assumptions)`` with at most the time left before ``deadline``.

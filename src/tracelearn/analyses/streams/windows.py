@@ -4,12 +4,11 @@ equivalence oracle and the property checks."""
 
 from __future__ import annotations
 
-import time
 
 import z3
 
 from ...automata.transducer import window_vars
-from ...semantics.solving import remaining_ms
+from ...semantics.solving import at_deadline, remaining_ms
 
 
 def at_position(t: z3.BoolRef, i: int, bits: int) -> z3.BoolRef | None:
@@ -75,7 +74,7 @@ def solver() -> z3.Solver:
 def undecided(s: z3.Solver, deadline: float | None) -> TimeoutError:
     """The error for a query ``s`` left undecided: the time limit when it is past (z3
     says "timeout" or "canceled" either way)."""
-    if deadline is not None and time.perf_counter() >= deadline - 0.05:
+    if at_deadline(deadline):
         return TimeoutError("time limit")
     return TimeoutError(f"the solver could not decide a query ({s.reason_unknown()})")
 
