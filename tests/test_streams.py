@@ -132,6 +132,19 @@ def test_the_oracle_remembers_what_a_held_element_is():
     _agree(path, "pairs", t, consts=(a, A, b, 0))[0].close()
 
 
+def test_a_state_that_forgets_the_window_is_one_boundary():
+    """The oracle keeps of a path's window predicates only the places the filter's state
+    holds and the conjecture reads from there on. The free state of pairs_escaped reads
+    nothing old, so its five paths in (one per escape, the plain one, a pair let go) are
+    one boundary: 6 in all, where keeping every place the conjecture ever reads gave 16."""
+    r, path = _learn("held.c", "pairs_escaped")
+    assert r.complete, r.reason
+    assert r.equivalence[-1].boundaries <= 6
+    a, A, b, lt = ord("a"), ord("A"), ord("b"), ord("<")
+    assert r.transducer.run([lt, a, b, A, lt]) == [*b"&lt;", ord("X"), A, *b"&lt;"]
+    _agree(path, "pairs_escaped", r.transducer, consts=(a, A, b, lt, 62, 38, 34, 0))[0].close()
+
+
 def test_base64_encoder_is_learned_and_agrees_with_pythons_base64():
     """Written from RFC 4648; the learned transducer (the phase in a group of three and
     the byte before, the padding at the end) against Python's base64 module."""

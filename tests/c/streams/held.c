@@ -44,3 +44,36 @@ void pairs(void) {
     if (n)
         tl_out(h);
 }
+
+/* pairs, and markup escaped as html_escape does: the free state's steps take one path
+   per escaped character, and none of them is read again once the step is over. */
+void pairs_escaped(void) {
+    int h = 0, n = 0;
+    while (!tl_eof()) {
+        int c = tl_in();
+        if (n) {
+            n = 0;
+            int was = h;
+            h = 0;
+            if (c == 'b') {
+                tl_out(was == 'a' ? 'X' : 'Y');
+                continue;
+            }
+            tl_out(was);
+        }
+        if (c == 'a' || c == 'A') {
+            h = c;
+            n = 1;
+            continue;
+        }
+        switch (c) {
+        case '<': tl_out('&'); tl_out('l'); tl_out('t'); tl_out(';'); break;
+        case '>': tl_out('&'); tl_out('g'); tl_out('t'); tl_out(';'); break;
+        case '&': tl_out('&'); tl_out('a'); tl_out('m'); tl_out('p'); tl_out(';'); break;
+        case '"': tl_out('&'); tl_out('q'); tl_out('u'); tl_out('o'); tl_out('t'); tl_out(';'); break;
+        default: tl_out(c);
+        }
+    }
+    if (n)
+        tl_out(h);
+}

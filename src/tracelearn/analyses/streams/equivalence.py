@@ -5,7 +5,8 @@ Sigma* compares the conjecture with a predicate abstraction of the program. Here
 abstraction is the filter's own state read back over the lookback window
 (``StepExplorer.boundary``) with the predicates the path to it put on the window's
 elements (the conditions of the last steps, moved back one place per step, dropped
-when they reach past the window): a filter that holds an element (an E2 that may start
+when they reach past what the filter's state holds and the conjecture reads from there
+on: a state that forgets its window is one boundary, not one per path into it): a filter that holds an element (an E2 that may start
 E2 80 A8) keeps knowing what it holds. Two boundaries with the same state, conjecture
 state, defined window places and window predicates are one. The search is breadth
 first, so the first separating input found is among the shortest. When every
@@ -73,7 +74,7 @@ class EquivalenceChecker:
             return EquivalenceResult("separated", [], "the outputs before the first read differ")
         if b0 is None:
             return EquivalenceResult("unknown", reason="the filter returns before it reads")
-        conj_lookback = conj.lookback
+        need = _horizons(conj, self._window_places)
         queue = deque([_Node(b0, conj.initial, 0, ())])
         seen = {(b0.key, conj.initial, ())}
         while queue:
@@ -114,9 +115,10 @@ class EquivalenceChecker:
                             res.reason = "the filter returns; the conjecture may still write after it"
                             return res
                         continue
-                    # only what the future can read: the places the state holds, and
-                    # those the conjecture's guards look back to
-                    window = _shift(cond, min(self.explorer.k, max(st.next.reads | {conj_lookback})), el)
+                    # only what the future can read: the places the filter's state holds,
+                    # and those the conjecture reads from here on (a boundary of a state
+                    # that forgets the window is then one boundary, not one per path in)
+                    window = _shift(cond, min(self.explorer.k, max(st.next.reads | {need[m.dst]})), el)
                     key = (st.next.key, m.dst, tuple(c.sexpr() for c in window))
                     if key in seen:
                         continue
@@ -251,6 +253,25 @@ class _StepSolver:
         if r == z3.unknown:
             raise undecided(self.s, self.deadline)
         return found
+
+
+def _horizons(conj: Transducer, places) -> dict[int, int]:
+    """Per conjecture state, the furthest window place it or a state after it reads of
+    the elements already read: its own moves' places, and one less than a successor's
+    (each step moves the window one place). Facts about places further back can never
+    be used again."""
+    need = {q: 0 for q in range(conj.states)}
+    for m in [*conj.moves, *conj.finals]:
+        for t in (m.guard, *m.outputs):
+            need[m.src] = max(need[m.src], *places(t), 0)
+    changed = True
+    while changed:  # at most lookback rounds: each raises a value bounded by it
+        changed = False
+        for m in conj.moves:
+            if need[m.dst] - 1 > need[m.src]:
+                need[m.src] = need[m.dst] - 1
+                changed = True
+    return need
 
 
 def _shift(cond: z3.BoolRef, k: int, el: Element) -> tuple[z3.BoolRef, ...]:
