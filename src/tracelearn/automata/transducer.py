@@ -132,12 +132,18 @@ class Transducer:
         """Two transitions from one state whose guards overlap (not deterministic), if any."""
         for q in range(self.states):
             ms = self.out_of(q)
-            for i in range(len(ms)):
-                for j in range(i + 1, len(ms)):
-                    s = z3.Solver()
-                    s.add(ms[i].guard, ms[j].guard)
-                    if s.check() == z3.sat:
-                        return ms[i], ms[j]
+            s = z3.Solver()
+            # one question per move (does it overlap any later one?), not one per pair:
+            # a state of an escaper has dozens of moves
+            for i in range(len(ms) - 1):
+                s.push()
+                s.add(ms[i].guard, z3.Or(*[m.guard for m in ms[i + 1:]]))
+                if s.check() == z3.sat:
+                    model = s.model()
+                    j = next(j for j in range(i + 1, len(ms))
+                             if z3.is_true(model.eval(ms[j].guard, model_completion=True)))
+                    return ms[i], ms[j]
+                s.pop()
         return None
 
     # ------------------------------------------------------------------ output

@@ -27,7 +27,7 @@ import z3
 from ...automata.transducer import Transducer, window_vars
 from .windows import outputs_differ, path_input, solver, undecided
 from ...semantics.solving import remaining_ms
-from ...semantics.strategies.bigstep import Boundary, Element, StepExplorer, SymStep
+from ...semantics.strategies.bigstep import Boundary, StepExplorer, SymStep
 
 
 @dataclass
@@ -59,6 +59,7 @@ class EquivalenceChecker:
     deadline: float | None = None
     stats: EquivalenceResult = field(default_factory=lambda: EquivalenceResult("unknown"))
     _places: dict = field(default_factory=dict, repr=False)  # term id -> (term, window places)
+    _shifted: dict = field(default_factory=dict, repr=False)  # (term id, k) -> (term, moved back or None)
 
     def check(self, conj: Transducer) -> EquivalenceResult:
         t0 = time.perf_counter()
@@ -118,7 +119,7 @@ class EquivalenceChecker:
                     # only what the future can read: the places the filter's state holds,
                     # and those the conjecture reads from here on (a boundary of a state
                     # that forgets the window is then one boundary, not one per path in)
-                    window = _shift(cond, min(self.explorer.k, max(st.next.reads | {need[m.dst]})), el)
+                    window = self._shift(cond, min(self.explorer.k, max(st.next.reads | {need[m.dst]})))
                     key = (st.next.key, m.dst, tuple(c.sexpr() for c in window))
                     if key in seen:
                         continue
@@ -145,7 +146,11 @@ class EquivalenceChecker:
             earlier: list[z3.BoolRef] = []
             for f in [f for f in conj.finals if f.src == node.q]:
                 en = self._enabled(f.guard, f.outputs, node.boundary.defined, final=True)
-                bads.append(z3.And(en, *[z3.Not(e) for e in earlier], outputs_differ(f.outputs, st.outputs)))
+                if z3.is_false(en):
+                    continue
+                diff = outputs_differ(f.outputs, st.outputs)
+                if not z3.is_false(diff):
+                    bads.append(z3.And(en, *[z3.Not(e) for e in earlier], diff))
                 earlier.append(en)
             if st.outputs:
                 bads.append(z3.And(*[z3.Not(e) for e in earlier]) if earlier else z3.BoolVal(True))
@@ -153,10 +158,14 @@ class EquivalenceChecker:
             ens = []
             for m in conj.out_of(node.q):
                 en = self._enabled(m.guard, m.outputs, node.boundary.defined)
+                if z3.is_false(en):
+                    continue
                 ens.append(en)
-                bads.append(z3.And(en, outputs_differ(m.outputs, st.outputs)))
+                diff = outputs_differ(m.outputs, st.outputs)
+                if not z3.is_false(diff):
+                    bads.append(z3.And(en, diff))
             bads.append(z3.And(*[z3.Not(e) for e in ens]) if ens else z3.BoolVal(True))
-        bads = [b for b in bads if not z3.is_false(z3.simplify(b))]
+        # no simplify of each: a false part is dropped above, and the solver sees the rest
         if not bads or not ss.sat(z3.Or(*bads)):
             return None
         for b in bads:
@@ -193,6 +202,37 @@ class EquivalenceChecker:
                     seen.add(m.dst)
                     todo.append(m.dst)
         return False
+
+    def _shift(self, cond: z3.BoolRef, k: int) -> tuple[z3.BoolRef, ...]:
+        """What ``cond`` (over a step's ``w0..wk``) says of the window at the next
+        boundary: each conjunct moved back one place (``wj`` becomes ``w(j+1)``), those
+        that would reach past ``wk`` dropped (a weaker fact, still true on the path).
+        A step's conjuncts recur with each of the conjecture's moves: moved once."""
+        todo, out = [cond], {}
+        while todo:
+            c = todo.pop()
+            if z3.is_and(c):
+                todo.extend(c.children())
+                continue
+            if z3.is_true(c):
+                continue
+            key = (c.get_id(), k)
+            hit = self._shifted.get(key)
+            if hit is None or not hit[0].eq(c):
+                hit = (c, self._moved_back(c, k))  # the term is kept: its id is not reused
+                self._shifted[key] = hit
+            if hit[1] is not None:
+                out[hit[1][0]] = hit[1][1]
+        return tuple(out[x] for x in sorted(out))
+
+    def _moved_back(self, c: z3.BoolRef, k: int) -> tuple[str, z3.BoolRef] | None:
+        js = self._window_places(c)
+        if js and max(js) + 1 > k:
+            return None
+        el = self.explorer.element
+        if js:
+            c = z3.substitute(c, *[(el.window(j), el.window(j + 1)) for j in js])
+        return c.sexpr(), c
 
     # ------------------------------------------------------------------ witnesses
 
@@ -273,25 +313,4 @@ def _horizons(conj: Transducer, places) -> dict[int, int]:
                 changed = True
     return need
 
-
-def _shift(cond: z3.BoolRef, k: int, el: Element) -> tuple[z3.BoolRef, ...]:
-    """What ``cond`` (over a step's ``w0..wk``) says of the window at the next boundary:
-    each conjunct moved back one place (``wj`` becomes ``w(j+1)``), those that would
-    reach past ``wk`` dropped (a weaker fact, still true on the path)."""
-    todo, parts = [cond], []
-    while todo:
-        c = todo.pop()
-        if z3.is_and(c):
-            todo.extend(c.children())
-        elif not z3.is_true(c):
-            parts.append(c)
-    out: dict[str, z3.BoolRef] = {}
-    for c in parts:
-        js = window_vars(c)
-        if js and max(js) + 1 > k:
-            continue
-        if js:
-            c = z3.substitute(c, *[(el.window(j), el.window(j + 1)) for j in js])
-        out[c.sexpr()] = c
-    return tuple(out[x] for x in sorted(out))
 

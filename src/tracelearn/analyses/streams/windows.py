@@ -83,9 +83,9 @@ def outputs_differ(a: tuple, b: tuple) -> z3.BoolRef:
     """Two output sequences (terms over the window) are not the same."""
     if len(a) != len(b):
         return z3.BoolVal(True)
-    if not a:
-        return z3.BoolVal(False)
-    return z3.Or(*[x != y for x, y in zip(a, b)])
+    # the same term twice (z3 shares equal terms) cannot differ: false without simplify
+    diffs = [x != y for x, y in zip(a, b) if not x.eq(y)]
+    return z3.Or(*diffs) if len(diffs) > 1 else diffs[0] if diffs else z3.BoolVal(False)
 
 
 def step_values(outputs: tuple, values: list[int], bits: int) -> list[list[int]]:
