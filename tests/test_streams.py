@@ -136,13 +136,37 @@ def test_a_state_that_forgets_the_window_is_one_boundary():
     """The oracle keeps of a path's window predicates only the places the filter's state
     holds and the conjecture reads from there on. The free state of pairs_escaped reads
     nothing old, so its five paths in (one per escape, the plain one, a pair let go) are
-    one boundary: 6 in all, where keeping every place the conjecture ever reads gave 16."""
+    one boundary. 5 in all; 16 when every place the conjecture ever reads was kept, 6
+    with the horizon alone (the paths of one length into one state are now joined)."""
     r, path = _learn("held.c", "pairs_escaped")
     assert r.complete, r.reason
-    assert r.equivalence[-1].boundaries <= 6
+    assert r.equivalence[-1].boundaries <= 5
     a, A, b, lt = ord("a"), ord("A"), ord("b"), ord("<")
     assert r.transducer.run([lt, a, b, A, lt]) == [*b"&lt;", ord("X"), A, *b"&lt;"]
     _agree(path, "pairs_escaped", r.transducer, consts=(a, A, b, lt, 62, 38, 34, 0))[0].close()
+
+
+def test_semantic_comparison_merges_rows_whose_outputs_differ_in_text_only():
+    """double_two_ways writes c * 2 before a '!' and c << 1 after it. With Sigma*'s
+    columns the rows after '!' differ as text (2*x against a concat), so the table
+    has two states; compared as functions of the window, one. Both are proved."""
+    text, path = _learn("codecs.c", "double_two_ways", columns="paper")
+    same, _ = _learn("codecs.c", "double_two_ways", columns="paper", compare="semantic")
+    assert text.complete and same.complete
+    assert (text.transducer.states, same.transducer.states) == (2, 1)
+    assert same.stats()["runs"] < text.stats()["runs"]
+    v = [3, ord("!"), 5, -7, ord("!"), 9]
+    assert same.transducer.run(v) == text.transducer.run(v) == [6, 10, -14, 18]
+    _agree(path, "double_two_ways", same.transducer, consts=(33, 0, 64, -64))[0].close()
+
+
+def test_bad_compare_option_is_one_clear_error(capsys):
+    f = str(STREAMS / "codecs.c")
+    with pytest.raises(SystemExit) as e:
+        main(["learn-filter", f, "--function", "double_two_ways", "--compare", "fuzzy"])
+    assert e.value.code == 2 and "--compare: invalid choice" in capsys.readouterr().err
+    with pytest.raises(tracelearn.errors.OptionError, match="compare is syntactic or semantic"):
+        tracelearn.learn_filter(f, function="double_two_ways", compare="fuzzy")
 
 
 def test_base64_encoder_is_learned_and_agrees_with_pythons_base64():
@@ -190,6 +214,32 @@ def test_a_wrong_conjecture_is_separated_by_a_replayable_input():
     res = EquivalenceChecker(StepExplorer(prog, "html_escape", Element(8), 1)).check(bad)
     assert res.status == "separated" and res.witness == [lt]
     assert FilterRunner(prog, "html_escape", Element(8)).run(res.witness).outputs != bad.run(res.witness)
+
+
+@pytest.mark.parametrize("pair, written", [("a", "Y"), ("A", "X")])
+def test_a_joined_boundary_finds_the_way_in_that_separates(pair, written):
+    """The free state's two ways into the held state ('a' and 'A', one length) are one
+    node of the oracle, its window the union of theirs. A conjecture with one held
+    state writes the same letter for both pairs: wrong for one of them. Whichever way
+    the search met first, the witness is the pair that separates (one way in alone
+    would leave the other case a path no input takes)."""
+    from tracelearn.analyses.streams.equivalence import EquivalenceChecker
+    from tracelearn.automata.transducer import FinalMove, Move, Transducer, window
+    from tracelearn.semantics.strategies.bigstep import StepExplorer
+    prog = load_program(str(STREAMS / "held.c"), entry="pairs")
+    w0, w1 = (z3.SignExt(24, window(j, 8)) for j in (0, 1))
+    a, A, b = ord("a"), ord("A"), ord("b")
+    lead = z3.Or(w0 == a, w0 == A)
+    moves = [Move(0, z3.Not(lead), (w0,), 0), Move(0, lead, (), 1),
+             Move(1, w0 == b, (z3.BitVecVal(ord(written), 32),), 0),
+             Move(1, z3.And(w0 != b, lead), (w1,), 1),
+             Move(1, z3.And(w0 != b, z3.Not(lead)), (w1, w0), 0)]
+    finals = [FinalMove(0, z3.BoolVal(True), ()), FinalMove(1, z3.BoolVal(True), (w1,))]
+    conj = Transducer(8, 2, 0, moves, finals)
+    res = EquivalenceChecker(StepExplorer(prog, "pairs", Element(8), 1)).check(conj)
+    assert res.status == "separated", res.reason
+    assert res.witness == [ord(pair), b]
+    assert FilterRunner(prog, "pairs", Element(8)).run(res.witness).outputs != conj.run(res.witness)
 
 
 @pytest.mark.parametrize("function, message", [

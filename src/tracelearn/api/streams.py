@@ -32,7 +32,7 @@ class FilterRun:
 
 def learn_filter_file(file: str, *, function: str, lookback: int | None = None, element: str = "char",
                       max_depth: int | None = None, max_boundaries: int = 5000, check: int = 200,
-                      seed: int = 0, columns: str = "counterexamples", timeout: float = 300.0, data_model: str = "LP64",
+                      seed: int = 0, columns: str = "counterexamples", compare: str = "syntactic", timeout: float = 300.0, data_model: str = "LP64",
                       include: list[str] | None = None, define: dict[str, str] | None = None,
                       progress: Callable[[str], None] | None = None) -> FilterRun:
     """Learn ``function`` of ``file`` as a symbolic transducer with lookback. The
@@ -48,12 +48,14 @@ def learn_filter_file(file: str, *, function: str, lookback: int | None = None, 
         raise OptionError("check must be >= 0")
     if columns not in ("paper", "counterexamples"):
         raise OptionError(f"columns is paper or counterexamples, not {columns!r}")
+    if compare not in ("syntactic", "semantic"):
+        raise OptionError(f"compare is syntactic or semantic, not {compare!r}")
     if not timeout > 0 or timeout == float("inf"):
         raise OptionError("timeout must be a finite number of seconds > 0")
     t0 = time.perf_counter()
     dm = data_model.upper()
     opts = LearnOptions(function, el, lookback, max_depth=max_depth, max_boundaries=max_boundaries, timeout=timeout,
-                        columns=columns)
+                        columns=columns, compare=compare)
     result = LearnResult(opts)
     differential = None
     finished = False
@@ -77,7 +79,7 @@ def learn_filter_file(file: str, *, function: str, lookback: int | None = None, 
             result.reason = f"timeout ({timeout:g} s)"
     options = {"function": function, "lookback": lookback, "element": el.name, "max_depth": max_depth,
                "max_boundaries": max_boundaries, "check": check, "seed": seed, "columns": columns,
-               "timeout": timeout}
+               "compare": compare, "timeout": timeout}
     return FilterRun(filter_document(result, file, dm, options, differential), result)
 
 

@@ -45,6 +45,9 @@ def add_parser(sub) -> None:
     p.add_argument("--columns", choices=["counterexamples", "paper"], default="counterexamples",
                    help="the table's first columns: none, columns come from separating inputs (default), or "
                         "every guard found, as Sigma* does (more runs)")
+    p.add_argument("--compare", choices=["syntactic", "semantic"], default="syntactic",
+                   help="table entries are equal when their outputs are the same text, as in Sigma* "
+                        "(default), or the same function of the window (a solver call per new output)")
     p.add_argument("--timeout", type=seconds, default=300.0, help="seconds (default 300)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
@@ -63,7 +66,7 @@ def run(args) -> int:
     with Progress(enabled=not args.quiet) as progress:
         r = learn_filter_file(args.file, function=args.function, lookback=args.lookback, element=args.element,
                               max_depth=args.max_depth, max_boundaries=args.max_boundaries, check=args.check,
-                              seed=args.seed, columns=args.columns, timeout=args.timeout, data_model=args.data_model,
+                              seed=args.seed, columns=args.columns, compare=args.compare, timeout=args.timeout, data_model=args.data_model,
                               include=args.include,
                               define=dict(d.partition("=")[::2] for d in args.define or []),
                               progress=progress.update)

@@ -4,7 +4,9 @@ predicates instead of a concrete alphabet.
 Rows are words of *letters* (a big step's guard, compared as text: syntactically, as
 in the paper), columns are suffixes ending with a *final* letter (the guard of what
 the program does at the end of its input, our extension), and an entry is the text
-of the outputs the suffix's steps write after the row's prefix, or ``⊥`` where the
+of the outputs the suffix's steps write after the row's prefix (or, with
+``compare="semantic"``, the name of their class: outputs that are the same function
+of the window, which the teacher decides), or ``⊥`` where the
 run did not take the suffix's letter there, or ``∅`` when the word has no input at
 all. The teacher turns a word into an input (a witness) and runs it.
 
@@ -64,6 +66,10 @@ class SymbolicTeacher(Protocol):
         """A run on an input that follows ``word`` and then makes a step (``final``: ends)
         whose guard satisfies none of ``excluded``, or None."""
 
+    def output_class(self, outputs: tuple[z3.ExprRef, ...]) -> str:
+        """A name shared by the output sequences that are the same function of the
+        window (the table's semantic comparison)."""
+
 
 BOTTOM = "⊥"
 EMPTY = "∅"
@@ -91,6 +97,9 @@ class SymbolicTable:
     # Sigma* starts E with the guards found from the initial state; False: E grows from
     # counterexamples only (the equivalence oracle is exact, so fewer runs)
     initial_columns: bool = True
+    # entries compared as text (the paper), or as functions of the window ("semantic":
+    # w0 & 0xFF and w0 are one output of a char filter)
+    compare: str = "syntactic"
     stats: TableStats = field(default_factory=TableStats)
     _runs: dict[Word, Observation] = field(default_factory=dict)
 
@@ -145,10 +154,15 @@ class SymbolicTable:
                 for i, a in enumerate(e):
                     j = len(u) + i
                     ok = j < len(obs.letters) and obs.letters[j] == a
-                    cells.append(obs.output_key(j) if ok else BOTTOM)
+                    cells.append(self._cell(obs, j) if ok else BOTTOM)
                 self.T[key] = tuple(cells)
             self.stats.entries += 1
         return self.T[key]
+
+    def _cell(self, obs: Observation, j: int) -> str:
+        if self.compare == "semantic":
+            return self.teacher.output_class(obs.outputs[j])
+        return obs.output_key(j)
 
     def row(self, u: Word) -> tuple:
         return tuple(self.entry(u, e) for e in self.E)

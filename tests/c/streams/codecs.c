@@ -61,3 +61,17 @@ void utf8_encode(void) {
         }
     }
 }
+
+/* Each element doubled, written c * 2 until a '!' and c << 1 after it ('!' toggles):
+   the two modes write the same function in two texts (z3 keeps 2*x and a concat),
+   so a table comparing entries as text sees two states, and as functions one. */
+void double_two_ways(void) {
+    int shift = 0;
+    while (1) {
+        int c = tl_in();
+        if (c == '!')
+            shift = !shift;
+        else
+            tl_out(shift ? c << 1 : c * 2);
+    }
+}

@@ -36,6 +36,9 @@ class LearnOptions:
     # "counterexamples": columns come from separating inputs only (fewer runs: the
     # oracle is exact and cheap, so a missing column costs one more round)
     columns: str = "counterexamples"
+    # "syntactic": table entries compared as text (the paper); "semantic": as functions
+    # of the window (a solver call per new output sequence)
+    compare: str = "syntactic"
 
 
 @dataclass
@@ -106,7 +109,8 @@ def learn(program: Program, opts: LearnOptions, progress: Callable[[str], None] 
     # back (one that decides on its whole input before it writes) is outside the class,
     # said at once rather than after the oracle has widened its window place by place.
     teacher.run([PROBE] * (max_k + 2))
-    table = SymbolicTable(teacher, opts.element.bits, initial_columns=opts.columns == "paper")
+    table = SymbolicTable(teacher, opts.element.bits, initial_columns=opts.columns == "paper",
+                          compare=opts.compare)
     res.teacher, res.table = teacher, table
     k = opts.lookback if opts.lookback is not None else 0
     explorers: dict[int, StepExplorer] = {}

@@ -4,18 +4,22 @@ steps explored symbolically from each boundary, beside the conjecture.
 Sigma* compares the conjecture with a predicate abstraction of the program. Here the
 abstraction is the filter's own state read back over the lookback window
 (``StepExplorer.boundary``) with the predicates the path to it put on the window's
-elements (the conditions of the last steps, moved back one place per step, dropped
+elements: the conditions of the last steps, moved back one place per step, dropped
 when they reach past what the filter's state holds and the conjecture reads from there
-on: a state that forgets its window is one boundary, not one per path into it): a filter that holds an element (an E2 that may start
-E2 80 A8) keeps knowing what it holds. Two boundaries with the same state, conjecture
-state, defined window places and window predicates are one. The search is breadth
-first, so the first separating input found is among the shortest. When every
-boundary has been explored and every step agreed with the conjecture, the conjecture
-is *proved* equivalent (the set of boundaries is an inductive invariant of the pair). A boundary that holds an element older than the
-window, a search cut by its bounds, or a separating path that no input takes (the
-abstraction forgot a constraint it needed) leaves the question open: ``unknown``.
-"""
+on. A filter that holds an element (an E2 that may start E2 80 A8) keeps knowing what
+it holds; a state that forgets its window is one boundary, not one per path into it.
 
+Nodes are (filter state, conjecture state, window predicates). The paths of one length
+into the same filter and conjecture state are joined into one node whose window is the
+union of theirs (exact: a boundary's steps depend on the window's values only), and a
+path whose window a node already explored there covers adds nothing. The search is
+breadth first, so the first separating input found is among the shortest. When every
+node has been explored and every step agreed with the conjecture, the conjecture is
+*proved* equivalent (the explored windows are an inductive invariant of the pair). A
+boundary that holds an element older than the window, a search cut by its bounds, or a
+separating path that no input takes (the abstraction forgot a constraint it needed)
+leaves the question open: ``unknown``.
+"""
 from __future__ import annotations
 
 import time
@@ -25,7 +29,7 @@ from dataclasses import dataclass, field
 import z3
 
 from ...automata.transducer import Transducer, window_vars
-from .windows import outputs_differ, path_input, solver, undecided
+from .windows import at_position, outputs_differ, path_input, solve_input, solver, undecided
 from ...semantics.solving import remaining_ms
 from ...semantics.strategies.bigstep import Boundary, StepExplorer, SymStep
 
@@ -44,11 +48,22 @@ class EquivalenceResult:
 
 @dataclass
 class _Node:
+    """A boundary of the filter beside a conjecture state, reached by one or more paths
+    of one length (joined: the window's predicates of each, explored as their union)."""
+
     boundary: Boundary
     q: int
     depth: int
-    conds: tuple[z3.BoolRef, ...]  # the step conditions from the start (over each step's window)
-    window: tuple[z3.BoolRef, ...] = ()  # what the path says of w1..wk here (conjuncts)
+    ways: list[tuple["_Node", z3.BoolRef]]  # ways in: the node before and the step's condition
+    windows: list[tuple[z3.BoolRef, ...]]  # per way in: what it says of w1..wk (conjuncts)
+    reach: z3.BoolRef | None = None  # the inputs that take some way here (over in!p), once asked
+
+    def window(self) -> z3.BoolRef | None:
+        """What the ways in say of the window (None: nothing)."""
+        if any(not w for w in self.windows):
+            return None
+        parts = [_conj(w) for w in self.windows]
+        return parts[0] if len(parts) == 1 else z3.Or(*parts)
 
 
 @dataclass
@@ -76,22 +91,37 @@ class EquivalenceChecker:
         if b0 is None:
             return EquivalenceResult("unknown", reason="the filter returns before it reads")
         need = _horizons(conj, self._window_places)
-        queue = deque([_Node(b0, conj.initial, 0, ())])
+        queue = deque([_Node(b0, conj.initial, 0, [], [()], z3.BoolVal(True))])
         seen = {(b0.key, conj.initial, ())}
+        # Paths of one length into the same filter state and conjecture state are one
+        # node (the union of their windows: exact, as a boundary's steps depend on the
+        # window's values only), and a way in whose window a node already explored there
+        # covers adds nothing: an escaper's every path into its free state, or an
+        # encoder's every output branch, is then one boundary, not one each.
+        waiting: dict[tuple, _Node] = {}  # (state key, conjecture state, depth) -> queued node
+        covered: dict[tuple, z3.BoolRef | None] = {}  # (state key, conjecture state) -> explored union
         while queue:
             if self.deadline is not None and time.perf_counter() > self.deadline:
                 res.reason = "time limit"
                 return res
             node = queue.popleft()
+            here = (node.boundary.key, node.q)
+            waiting.pop((*here, node.depth), None)
             res.boundaries += 1
             res.depth = max(res.depth, node.depth)
+            wf = node.window()
+            if here in covered:
+                before = covered[here]
+                covered[here] = None if wf is None or before is None else z3.Or(before, wf)
+            else:
+                covered[here] = wf
             steps = self.explorer.steps(node.boundary)  # LookbackExceeded: the caller widens the window
             for st in steps:
                 res.steps += 1
-                if node.window:
-                    st = SymStep(st.kind, z3.And(*node.window, st.cond), st.outputs, st.next)
+                if wf is not None:
+                    st = SymStep(st.kind, z3.And(wf, st.cond), st.outputs, st.next)
                 ss = _StepSolver(st.cond, self.deadline, res)
-                if node.window and not ss.sat():
+                if wf is not None and not ss.sat():
                     continue  # a path of the step the window's predicates rule out
                 found = self._compare(conj, node, st, ss)
                 if found is not None:
@@ -120,7 +150,8 @@ class EquivalenceChecker:
                     # and those the conjecture reads from here on (a boundary of a state
                     # that forgets the window is then one boundary, not one per path in)
                     window = self._shift(cond, min(self.explorer.k, max(st.next.reads | {need[m.dst]})))
-                    key = (st.next.key, m.dst, tuple(c.sexpr() for c in window))
+                    there = (st.next.key, m.dst)
+                    key = (*there, tuple(c.sexpr() for c in window))
                     if key in seen:
                         continue
                     if len(seen) >= self.max_boundaries:
@@ -130,7 +161,16 @@ class EquivalenceChecker:
                         res.reason = f"equal on every input of up to {self.max_depth} elements (depth bound)"
                         continue
                     seen.add(key)
-                    queue.append(_Node(st.next, m.dst, node.depth + 1, node.conds + (cond,), window))
+                    if there in covered and self._covers(covered[there], window, res):
+                        continue
+                    later = waiting.get((*there, node.depth + 1))
+                    if later is not None:
+                        later.windows.append(window)
+                        later.ways.append((node, cond))
+                        continue
+                    new = _Node(st.next, m.dst, node.depth + 1, [(node, cond)], [window])
+                    waiting[(*there, node.depth + 1)] = new
+                    queue.append(new)
         if res.reason:
             return res
         res.status = "equivalent"
@@ -206,40 +246,94 @@ class EquivalenceChecker:
     def _shift(self, cond: z3.BoolRef, k: int) -> tuple[z3.BoolRef, ...]:
         """What ``cond`` (over a step's ``w0..wk``) says of the window at the next
         boundary: each conjunct moved back one place (``wj`` becomes ``w(j+1)``), those
-        that would reach past ``wk`` dropped (a weaker fact, still true on the path).
-        A step's conjuncts recur with each of the conjecture's moves: moved once."""
-        todo, out = [cond], {}
-        while todo:
-            c = todo.pop()
-            if z3.is_and(c):
-                todo.extend(c.children())
-                continue
-            if z3.is_true(c):
-                continue
-            key = (c.get_id(), k)
-            hit = self._shifted.get(key)
-            if hit is None or not hit[0].eq(c):
-                hit = (c, self._moved_back(c, k))  # the term is kept: its id is not reused
-                self._shifted[key] = hit
-            if hit[1] is not None:
-                out[hit[1][0]] = hit[1][1]
+        that would reach past ``wk`` dropped (a weaker fact, still true on the path); a
+        disjunction (a joined node's window) moved back disjunct by disjunct."""
+        out: dict[str, z3.BoolRef] = {}
+        for c in _conjuncts(cond):
+            moved = self._moved_back(c, k)
+            if moved is not None:
+                out[moved[0]] = moved[1]
         return tuple(out[x] for x in sorted(out))
 
     def _moved_back(self, c: z3.BoolRef, k: int) -> tuple[str, z3.BoolRef] | None:
-        js = self._window_places(c)
-        if js and max(js) + 1 > k:
-            return None
-        el = self.explorer.element
-        if js:
-            c = z3.substitute(c, *[(el.window(j), el.window(j + 1)) for j in js])
-        return c.sexpr(), c
+        """One conjunct moved back (None: nothing of it is left). A step's conjuncts
+        recur with each of the conjecture's moves: moved once (cached per term)."""
+        key = (c.get_id(), k)
+        hit = self._shifted.get(key)
+        if hit is not None and hit[0].eq(c):
+            return hit[1]
+        moved: tuple[str, z3.BoolRef] | None = None
+        if z3.is_or(c):
+            parts = []
+            for d in c.children():
+                kept = [x[1] for x in (self._moved_back(e, k) for e in _conjuncts(d)) if x is not None]
+                if not kept:
+                    parts = []  # a disjunct with nothing left: the disjunction says nothing
+                    break
+                parts.append(_conj(kept))
+            if parts:
+                d = z3.Or(*parts)
+                moved = (d.sexpr(), d)
+        else:
+            js = self._window_places(c)
+            if not (js and max(js) + 1 > k):
+                el = self.explorer.element
+                c2 = z3.substitute(c, *[(el.window(j), el.window(j + 1)) for j in js]) if js else c
+                moved = (c2.sexpr(), c2)
+        self._shifted[key] = (c, moved)  # the term is kept: its id is not reused
+        return moved
 
     # ------------------------------------------------------------------ witnesses
 
     def _witness(self, node: _Node, bad: z3.BoolRef, bits: int, step: bool) -> list[int] | None:
-        """An input taking the path to ``node`` and then the disagreeing step."""
-        n = len(node.conds)
-        return path_input(list(node.conds) + [bad], bits, n + 1 if step else n)
+        """An input taking some way to ``node`` and then the disagreeing step: along the
+        first way in first (the path the search met first, as without joins: the same
+        counterexamples, so the same tables), then along any."""
+        length = node.depth + 1 if step else node.depth
+        path, n = [], node
+        while n.ways:
+            n, c = n.ways[0]
+            path.append(c)
+        found = path_input(path[::-1] + [bad], bits, length)
+        if found is not None or all(len(n.ways) < 2 for n in self._ancestors(node)):
+            return found
+        bad_here = at_position(bad, node.depth, bits)
+        return None if bad_here is None else solve_input([self._reach(node, bits), bad_here], length, bits)
+
+    def _reach(self, node: _Node, bits: int) -> z3.BoolRef:
+        """The inputs that take some way to ``node``: over its ways in, the node before's
+        and the step's condition at its position. One formula sharing the nodes before
+        (a path each would be exponential in the joins); ancestors first, no recursion."""
+        order = [n for n in self._ancestors(node) if n.reach is None]
+        for n in sorted(order, key=lambda n: n.depth):  # every way in comes from one step less deep
+            parts = []
+            for p, c in n.ways:
+                here = at_position(c, p.depth, bits)
+                if here is not None:
+                    parts.append(z3.And(p.reach, here))
+            n.reach = z3.Or(*parts) if len(parts) > 1 else parts[0] if parts else z3.BoolVal(False)
+        assert node.reach is not None
+        return node.reach
+
+    @staticmethod
+    def _ancestors(node: _Node) -> list[_Node]:
+        """``node`` and every node on a way to it."""
+        todo, out, met = [node], [], set()
+        while todo:
+            n = todo.pop()
+            if id(n) in met:
+                continue
+            met.add(id(n))
+            out.append(n)
+            todo.extend(p for p, _ in n.ways)
+        return out
+
+    def _covers(self, explored: z3.BoolRef | None, window: tuple[z3.BoolRef, ...],
+                res: EquivalenceResult) -> bool:
+        """Does the window a node already explored (None: any) include this one?"""
+        if explored is None:
+            return True
+        return not _StepSolver(z3.And(*window, z3.Not(explored)), self.deadline, res).sat()
 
 
 class _StepSolver:
@@ -314,3 +408,17 @@ def _horizons(conj: Transducer, places) -> dict[int, int]:
     return need
 
 
+def _conjuncts(f: z3.BoolRef) -> list[z3.BoolRef]:
+    todo, out = [f], []
+    while todo:
+        c = todo.pop()
+        if z3.is_and(c):
+            todo.extend(c.children())
+        elif not z3.is_true(c):
+            out.append(c)
+    return out
+
+
+def _conj(parts) -> z3.BoolRef:
+    parts = list(parts)
+    return parts[0] if len(parts) == 1 else z3.And(*parts)

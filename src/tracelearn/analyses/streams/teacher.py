@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import z3
 
 from ...automata.transducer import Transducer
-from .windows import at_position, solve_input
+from .windows import at_position, outputs_differ, satisfiable, solve_input
 from ...learning.symbolic_table import Letter, Observation, Word
 from ...semantics.strategies.bigstep import FilterError, FilterRunner, StreamRun
 
@@ -33,6 +33,8 @@ class FilterTeacher:
         self.lookback_given = lookback_given
         self.stats = StreamStats()
         self._cache: dict[tuple[int, ...], tuple[StreamRun, Observation]] = {}
+        self._classes: dict[str, str] = {}  # output sequence (text) -> its class's name
+        self._reps: list[tuple[str, tuple[z3.ExprRef, ...]]] = []  # a class's name and first member
         self.initial_output: tuple[int, ...] | None = None
 
     # ------------------------------------------------------------------ runs
@@ -94,6 +96,31 @@ class FilterTeacher:
         cons.extend(z3.Not(self._at(a.guard, n)) for a in excluded)
         values = self._solve(cons, n + (0 if final else 1))
         return None if values is None else self.run(values)[1]
+
+    # ------------------------------------------------------------------ semantic entries
+
+    def output_class(self, outputs: tuple[z3.ExprRef, ...]) -> str:
+        """The class of output sequences equal to ``outputs`` for every window: compared
+        with each class's first member of the same length (a solver call each, the
+        answer kept per text)."""
+        text = "[" + ", ".join(o.sexpr() for o in outputs) + "]"
+        hit = self._classes.get(text)
+        if hit is not None:
+            return hit
+        for name, rep in self._reps:
+            if len(rep) != len(outputs) or any(a.sort() != b.sort() for a, b in zip(rep, outputs)):
+                continue
+            if not outputs or not self._satisfiable(outputs_differ(rep, outputs)):
+                self._classes[text] = name
+                return name
+        name = f"#{len(self._reps)}"
+        self._reps.append((name, outputs))
+        self._classes[text] = name
+        return name
+
+    def _satisfiable(self, f: z3.BoolRef) -> bool:
+        self.stats.solver_calls += 1
+        return satisfiable(f)
 
     # ------------------------------------------------------------------ testing oracle
 
