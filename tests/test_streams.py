@@ -146,18 +146,23 @@ def test_a_state_that_forgets_the_window_is_one_boundary():
     _agree(path, "pairs_escaped", r.transducer, consts=(a, A, b, lt, 62, 38, 34, 0))[0].close()
 
 
-def test_semantic_comparison_merges_rows_whose_outputs_differ_in_text_only():
-    """double_two_ways writes c * 2 before a '!' and c << 1 after it. With Sigma*'s
-    columns the rows after '!' differ as text (2*x against a concat), so the table
-    has two states; compared as functions of the window, one. Both are proved."""
-    text, path = _learn("codecs.c", "double_two_ways", columns="paper")
-    same, _ = _learn("codecs.c", "double_two_ways", columns="paper", compare="semantic")
+@pytest.mark.parametrize("function, v, out", [
+    ("double_two_ways", [3, ord("!"), 5, -7, ord("!"), 9], [6, 10, -14, 18]),
+    ("echo_two_ways", [ord("a"), ord("!"), ord("a"), ord("b")], [ord("a"), ord("a"), ord("b")]),
+])
+def test_semantic_comparison_merges_rows_whose_outputs_differ_in_text_only(function, v, out):
+    """double_two_ways writes c * 2 before a '!' and c << 1 after it; echo_two_ways
+    writes an 'a' as c, then as the constant 'a' (equal where the step's guard c == 'a'
+    holds). With Sigma*'s columns the rows after '!' differ as text, so the table has
+    two states; compared as functions of the window under the guard, one. Both are
+    proved."""
+    text, path = _learn("codecs.c", function, columns="paper")
+    same, _ = _learn("codecs.c", function, columns="paper", compare="semantic")
     assert text.complete and same.complete
     assert (text.transducer.states, same.transducer.states) == (2, 1)
     assert same.stats()["runs"] < text.stats()["runs"]
-    v = [3, ord("!"), 5, -7, ord("!"), 9]
-    assert same.transducer.run(v) == text.transducer.run(v) == [6, 10, -14, 18]
-    _agree(path, "double_two_ways", same.transducer, consts=(33, 0, 64, -64))[0].close()
+    assert same.transducer.run(v) == text.transducer.run(v) == out
+    _agree(path, function, same.transducer, consts=(33, 0, 64, -64, 97))[0].close()
 
 
 def test_bad_compare_option_is_one_clear_error(capsys):

@@ -6,7 +6,7 @@ in the paper), columns are suffixes ending with a *final* letter (the guard of w
 the program does at the end of its input, our extension), and an entry is the text
 of the outputs the suffix's steps write after the row's prefix (or, with
 ``compare="semantic"``, the name of their class: outputs that are the same function
-of the window, which the teacher decides), or ``⊥`` where the
+of the window where the step's guard holds, which the teacher decides), or ``⊥`` where the
 run did not take the suffix's letter there, or ``∅`` when the word has no input at
 all. The teacher turns a word into an input (a witness) and runs it.
 
@@ -66,9 +66,9 @@ class SymbolicTeacher(Protocol):
         """A run on an input that follows ``word`` and then makes a step (``final``: ends)
         whose guard satisfies none of ``excluded``, or None."""
 
-    def output_class(self, outputs: tuple[z3.ExprRef, ...]) -> str:
-        """A name shared by the output sequences that are the same function of the
-        window (the table's semantic comparison)."""
+    def output_class(self, outputs: tuple[z3.ExprRef, ...], guard: z3.BoolRef) -> str:
+        """A name shared by the output sequences written under ``guard`` that are the
+        same function of the window where it holds (the table's semantic comparison)."""
 
 
 BOTTOM = "⊥"
@@ -97,8 +97,9 @@ class SymbolicTable:
     # Sigma* starts E with the guards found from the initial state; False: E grows from
     # counterexamples only (the equivalence oracle is exact, so fewer runs)
     initial_columns: bool = True
-    # entries compared as text (the paper), or as functions of the window ("semantic":
-    # w0 & 0xFF and w0 are one output of a char filter)
+    # entries compared as text (the paper), or as functions of the window where the
+    # step's guard holds ("semantic": c * 2 and c << 1 are one output, and so are c and
+    # 'a' under the guard c == 'a')
     compare: str = "syntactic"
     stats: TableStats = field(default_factory=TableStats)
     _runs: dict[Word, Observation] = field(default_factory=dict)
@@ -161,7 +162,7 @@ class SymbolicTable:
 
     def _cell(self, obs: Observation, j: int) -> str:
         if self.compare == "semantic":
-            return self.teacher.output_class(obs.outputs[j])
+            return self.teacher.output_class(obs.outputs[j], obs.letters[j].guard)
         return obs.output_key(j)
 
     def row(self, u: Word) -> tuple:

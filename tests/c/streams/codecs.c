@@ -75,3 +75,18 @@ void double_two_ways(void) {
             tl_out(shift ? c << 1 : c * 2);
     }
 }
+
+/* The input copied, an 'a' written as c until a '!' and as the constant 'a' after it:
+   the same output wherever the step's guard (c == 'a') holds, different text. */
+void echo_two_ways(void) {
+    int constant = 0;
+    while (1) {
+        int c = tl_in();
+        if (c == '!')
+            constant = !constant;
+        else if (c == 'a')
+            tl_out(constant ? 'a' : c);
+        else
+            tl_out(c);
+    }
+}

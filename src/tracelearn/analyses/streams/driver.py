@@ -37,7 +37,7 @@ class LearnOptions:
     # oracle is exact and cheap, so a missing column costs one more round)
     columns: str = "counterexamples"
     # "syntactic": table entries compared as text (the paper); "semantic": as functions
-    # of the window (a solver call per new output sequence)
+    # of the window where the step's guard holds (a solver call per new output sequence)
     compare: str = "syntactic"
 
 

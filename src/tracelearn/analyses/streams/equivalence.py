@@ -287,8 +287,8 @@ class EquivalenceChecker:
 
     def _witness(self, node: _Node, bad: z3.BoolRef, bits: int, step: bool) -> list[int] | None:
         """An input taking some way to ``node`` and then the disagreeing step: along the
-        first way in first (the path the search met first, as without joins: the same
-        counterexamples, so the same tables), then along any."""
+        first ways in first (the path the search met first, one solver call, as before
+        nodes were joined), else along any (the union's formula)."""
         length = node.depth + 1 if step else node.depth
         path, n = [], node
         while n.ways:

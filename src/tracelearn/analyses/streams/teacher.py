@@ -34,7 +34,7 @@ class FilterTeacher:
         self.stats = StreamStats()
         self._cache: dict[tuple[int, ...], tuple[StreamRun, Observation]] = {}
         self._classes: dict[str, str] = {}  # output sequence (text) -> its class's name
-        self._reps: list[tuple[str, tuple[z3.ExprRef, ...]]] = []  # a class's name and first member
+        self._reps: list[tuple[str, z3.BoolRef, tuple[z3.ExprRef, ...]]] = []  # name, guard, first member
         self.initial_output: tuple[int, ...] | None = None
 
     # ------------------------------------------------------------------ runs
@@ -99,22 +99,22 @@ class FilterTeacher:
 
     # ------------------------------------------------------------------ semantic entries
 
-    def output_class(self, outputs: tuple[z3.ExprRef, ...]) -> str:
-        """The class of output sequences equal to ``outputs`` for every window: compared
-        with each class's first member of the same length (a solver call each, the
-        answer kept per text)."""
-        text = "[" + ", ".join(o.sexpr() for o in outputs) + "]"
+    def output_class(self, outputs: tuple[z3.ExprRef, ...], guard: z3.BoolRef) -> str:
+        """The class of the output sequences written under ``guard`` (a step's letter)
+        that equal ``outputs`` on every window the guard admits: compared with each
+        class's first member (a solver call each, the answer kept per text)."""
+        text = guard.sexpr() + " -> [" + ", ".join(o.sexpr() for o in outputs) + "]"
         hit = self._classes.get(text)
         if hit is not None:
             return hit
-        for name, rep in self._reps:
-            if len(rep) != len(outputs) or any(a.sort() != b.sort() for a, b in zip(rep, outputs)):
+        for name, g, rep in self._reps:
+            if len(rep) != len(outputs) or not g.eq(guard) or any(a.sort() != b.sort() for a, b in zip(rep, outputs)):
                 continue
-            if not outputs or not self._satisfiable(outputs_differ(rep, outputs)):
+            if not outputs or not self._satisfiable(z3.And(guard, outputs_differ(rep, outputs))):
                 self._classes[text] = name
                 return name
         name = f"#{len(self._reps)}"
-        self._reps.append((name, outputs))
+        self._reps.append((name, guard, outputs))
         self._classes[text] = name
         return name
 
