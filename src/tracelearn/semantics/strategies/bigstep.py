@@ -424,6 +424,8 @@ class StepExplorer:
         # state or window predicates the oracle meets them with, in whichever round
         self._initial: tuple[tuple[int, ...], Boundary | None] | None = None
         self._steps: dict[tuple, list[SymStep]] = {}
+        # term id -> (term, its reading back if it names no path value, whether it does not)
+        self._closed: dict[int, tuple[z3.ExprRef, z3.ExprRef | None, bool]] = {}
 
     # ------------------------------------------------------------------ entry
 
@@ -535,11 +537,22 @@ class StepExplorer:
         shift = [(el.window(j), el.window(j + 1)) for j in range(self.k + 1)]
 
         def reread(t: z3.ExprRef) -> z3.ExprRef:
-            t = substitute(self._expand(t, p), shift)
-            for name in term_names(t):
+            # A term that names no value of the path (no SSA name: a global's initial
+            # contents, a string literal, a window term kept as it was) reads back the
+            # same at every boundary: once per explorer, not per boundary and object.
+            hit = self._closed.get(t.get_id())
+            if hit is not None and not hit[0].eq(t):
+                hit = None
+            if hit is not None and hit[1] is not None:
+                return hit[1]
+            closed = hit[2] if hit is not None else not any("#" in n for n in term_names(t))
+            r = substitute(self._expand(t, p), shift)
+            for name in term_names(r):
                 if name.startswith("w") and name[1:].isdigit() and int(name[1:]) > self.k:
                     raise LookbackExceeded(f"the state holds the element {name[1:]} back")
-            return simp(t)
+            r = simp(r)
+            self._closed[t.get_id()] = (t, r if closed else None, closed)  # t kept: its id is not reused
+            return r
 
         # the registers each activation may still read (a dead one holds an old
         # element, ever older: it would make every boundary new)
