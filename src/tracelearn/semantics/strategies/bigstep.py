@@ -423,7 +423,7 @@ class StepExplorer:
         # filter is deterministic; steps are over the window), whichever conjecture
         # state or window predicates the oracle meets them with, in whichever round
         self._initial: tuple[tuple[int, ...], Boundary | None] | None = None
-        self._steps: dict[tuple, list[SymStep]] = {}
+        self._steps: dict[tuple, tuple[list[SymStep], int]] = {}  # key but the count -> steps, count
         # term id -> (term, its reading back if it names no path value, whether it does not)
         self._closed: dict[int, tuple[z3.ExprRef, z3.ExprRef | None, bool]] = {}
 
@@ -461,9 +461,18 @@ class StepExplorer:
     def steps(self, b: Boundary) -> list[SymStep]:
         """Every feasible path of the big step from ``b``: the input goes on (an element
         ``w0``) or ends there."""
-        known = self._steps.get(b.key)
+        # The steps do not depend on how many earlier elements exist (the state names
+        # only those it holds): a boundary known with another count takes its steps,
+        # the next boundaries counted from this one (an escaper's first two boundaries
+        # are one exploration, not two).
+        known = self._steps.get(b.key[:-1])
         if known is not None:
-            return known
+            steps, d = known
+            if d == b.defined:
+                return steps
+            nd = min(b.defined + 1, self.k)
+            return [st if st.next is None else
+                    replace(st, next=replace(st.next, defined=nd, key=st.next.key[:-1] + (nd,))) for st in steps]
         self.defs.forget()
         out: list[SymStep] = []
         base = b.point.node
@@ -483,7 +492,7 @@ class StepExplorer:
             self._peek_offset(b.point)
             nxt, consumed = self.explorer.returned(b.point, SVal(w0)), call.callee == "tl_in"
         self._walk(nxt, base, (), "step", consumed, b, out)
-        self._steps[b.key] = out
+        self._steps[b.key[:-1]] = (out, b.defined)
         return out
 
     def _walk(self, point: PathPoint, base, outs: tuple, kind: str, consumed: bool, b: Boundary,
