@@ -47,7 +47,8 @@ def add_parser(sub) -> None:
                         "every guard found, as Sigma* does (more runs)")
     p.add_argument("--compare", choices=["syntactic", "semantic"], default="syntactic",
                    help="table entries are equal when their outputs are the same text, as in Sigma* "
-                        "(default), or the same function of the window (a solver call per new output)")
+                        "(default), or the same function of the window where the step's guard holds (a solver "
+                        "call per new output)")
     p.add_argument("--timeout", type=seconds, default=300.0, help="seconds (default 300)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
