@@ -30,6 +30,7 @@ import z3
 
 from ...automata.transducer import Transducer, window_vars
 from .windows import at_position, outputs_differ, path_input, solve_input, solver, undecided
+from ...semantics.clauses import conjuncts
 from ...semantics.solving import remaining_ms
 from ...semantics.strategies.bigstep import Boundary, StepExplorer, SymStep
 
@@ -409,14 +410,7 @@ def _horizons(conj: Transducer, places) -> dict[int, int]:
 
 
 def _conjuncts(f: z3.BoolRef) -> list[z3.BoolRef]:
-    todo, out = [f], []
-    while todo:
-        c = todo.pop()
-        if z3.is_and(c):
-            todo.extend(c.children())
-        elif not z3.is_true(c):
-            out.append(c)
-    return out
+    return [c for c in conjuncts(f) if not z3.is_true(c)]
 
 
 def _conj(parts) -> z3.BoolRef:
