@@ -48,6 +48,9 @@ class Cursor:
     call: Call | None = None  # the caller's call statement this activation returns to
     call_loc: SourceLoc | None = None
     loops: dict[tuple[int, int], int] = field(default_factory=dict)  # back edge -> times taken (replaced, never mutated)
+    # back edge -> the state the last time it was taken (``PathOptions.repeats_end``;
+    # replaced, never mutated)
+    seen: dict[tuple[int, int], tuple] = field(default_factory=dict)
 
 
 # ``PathPoint.route``: forks on the way, and the letters of the options not taken since the last decision
@@ -78,6 +81,7 @@ class PathPoint:
     user_site: SourceLoc | None = None
     stopped: bool = False  # ``stop`` held at its statement: going on runs that statement first
     unwound: str = ""  # the choice that led here went past a loop or recursion bound: the path is cut
+    repeats: str = ""  # the choice that led here took a back edge to the state it had there before
     # How many choices on the way here had another option that could have made the
     # same decisions (a sub-condition of ``a || b``, a callee), and the letters the
     # options not taken since the last decision could make (None: not yet known).
@@ -130,6 +134,11 @@ class PathOptions:
     # A branch whose condition is constant on the path is no choice: no decision, no
     # solver frame (for callers that read paths, not decision words).
     fold_constants: bool = False
+    # A path that takes a loop's back edge with the state it had there the time
+    # before (the same values, memory and allocations) repeats that iteration forever:
+    # it ends at once as ``limit``, not after ``max_statements``. The solver's path
+    # condition is not compared: from the same state the same iteration is feasible again.
+    repeats_end: bool = False
 
 
 @dataclass
@@ -432,6 +441,9 @@ class PathExplorer:
                 if r == z3.unknown:
                     yield PathEnd("unknown", decisions, ids, reason="solver returned unknown")
                     continue
+            if nxt.repeats:  # (after the check: the repeated iteration is feasible)
+                yield PathEnd("limit", decisions, ids, reason=nxt.repeats)
+                continue
             n = len(decisions)
             if n <= DENSE_POINTS or n % POINT_STRIDE == 0 or last or choice.kind != "decision":
                 self._remember(nxt)  # feasible, or not asked (not ``eager``)
@@ -452,8 +464,9 @@ class PathExplorer:
             assert isinstance(t, Branch)
             src, dst = cur.block, (t.then if label else t.else_)
             cut = self._loop(cur, src, dst, st)
+            again = self._repeats(cur, src, dst, st, at.allocs)
             cur.block, cur.index = dst, 0
-            return replace(self._point(st, stack, decisions, ids, at.statements, route), unwound=cut)
+            return replace(self._point(st, stack, decisions, ids, at.statements, route), unwound=cut, repeats=again)
         # A callee chosen: the call statement runs with that function.
         self._set_frames(stack)
         blk = cur.frame.proc.blocks[cur.block]
@@ -477,6 +490,19 @@ class PathExplorer:
             self._unwind(st, what, cur.frame.proc.blocks[src].term.loc, "explicit" if explicit else "global")
             return what
         cur.loops = back_edge_counts(cur.loops, src, dst)
+        return ""
+
+    def _repeats(self, cur: Cursor, src: int, dst: int, st: State, allocs: tuple[int, int]) -> str:
+        """With ``repeats_end``: why the jump ``src -> dst`` of ``cur``'s activation
+        repeats the last iteration (its state is the one it had the last time it was
+        taken), or ''. Terms are compared by z3's AST ids (equal terms share one)."""
+        if not self.opt.repeats_end or dst > src:
+            return ""
+        state = (tuple(sorted((k, v.term.get_id()) for k, v in st.regs.items())),
+                 tuple(sorted((o, t.get_id()) for o, t in st.mem.items())), st.guard.get_id(), allocs)
+        if cur.seen.get((src, dst)) == state:
+            return f"the loop at {cur.frame.proc.blocks[dst].loc} comes back to the same state: it never ends"
+        cur.seen = {**cur.seen, (src, dst): state}
         return ""
 
     def _unwind(self, st: State, what: str, loc: SourceLoc, origin: str) -> None:
@@ -537,6 +563,9 @@ class PathExplorer:
                 if cut:
                     here = self._point(st, stack, decisions, ids, count, point.route)
                     return PathEnd("unwound", decisions, ids, here, reason=cut)
+                again = self._repeats(cur, cur.block, t.target, st, (sem.stack_alloc.cur, sem.heap_alloc.cur))
+                if again:
+                    return PathEnd("limit", decisions, ids, reason=again)
                 cur.block, cur.index = t.target, 0
             elif isinstance(t, Branch):
                 if until is not None and len(decisions) >= until:
@@ -550,6 +579,9 @@ class PathExplorer:
                     if cut:
                         here = self._point(st, stack, decisions, ids, count, point.route)
                         return PathEnd("unwound", decisions, ids, here, reason=cut)
+                    again = self._repeats(cur, cur.block, dst, st, (sem.stack_alloc.cur, sem.heap_alloc.cur))
+                    if again:
+                        return PathEnd("limit", decisions, ids, reason=again)
                     cur.block, cur.index = dst, 0
                     continue
                 split = self.opt.split_conditions
