@@ -6,7 +6,8 @@ Table 1 (the paper's Table 1 shape): per filter, whether the transducer was prov
 equivalent (complete), states, transitions, lookback, conjecture refinements,
 boundaries the equivalence oracle explored (our abstraction's states: Sigma* reports
 abstraction refinements and predicates here instead), membership queries (runs),
-solver calls, time (the learning loop alone, and the whole call with the C front end).
+solver calls (the table's and the oracle's questions and the path checks of exploring
+big steps), time (the learning loop alone, and the whole call with the C front end).
 Table 2 (differential): the learned transducer against the filter run in the
 interpreter and compiled by gcc -O2 -fwrapv, on N inputs per filter (lengths 0..16,
 half the elements drawn from the guards' constants and their neighbours, so that

@@ -18,7 +18,8 @@ from tracelearn.analyses.streams.replay import FilterReplay
 from tracelearn.automata.bvterm import Undefined, compile_term
 from tracelearn.cli.main import main
 from tracelearn.frontend.lower import load_program
-from tracelearn.semantics.strategies.bigstep import Element, FilterRunner
+from tracelearn.semantics.strategies.bigstep import Element, FilterError, FilterRunner, StepExplorer
+from tracelearn.semantics.strategies.stepwalk import StepWalker
 
 STREAMS = Path(__file__).parent / "c" / "streams"
 
@@ -245,6 +246,65 @@ def test_a_joined_boundary_finds_the_way_in_that_separates(pair, written):
     assert res.status == "separated", res.reason
     assert res.witness == [ord(pair), b]
     assert FilterRunner(prog, "pairs", Element(8)).run(res.witness).outputs != conj.run(res.witness)
+
+
+def _equivalent(a: z3.ExprRef, b: z3.ExprRef) -> bool:
+    return a.eq(b) or z3.Solver().check(a != b) == z3.unsat
+
+
+@pytest.mark.parametrize("name, function", [
+    ("escape.c", "html_escape"), ("codecs.c", "base64_encode"), ("codecs.c", "utf8_encode"),
+    ("held.c", "equals_not_last"), ("held.c", "pairs_escaped"), ("diff.c", "diff_encode"), ("delay.c", "delay"),
+])
+def test_walks_over_the_explored_steps_answer_as_concolic_runs(name, function):
+    """The table's runs walk the big steps the explorer found (its conditions evaluated
+    on the input's window); a concolic run executes the filter's code. Same outputs, end,
+    lookback, and step by step equivalent guards and output terms. (The walk's guards
+    may differ in text: base64's and equals_not_last's read a sign-extended element
+    from the state, where z3 splits the comparison.)"""
+    prog = load_program(str(STREAMS / name), entry=function)
+    el = Element(8)
+    runner = FilterRunner(prog, function, el)
+    explorers: dict[int, StepExplorer] = {}
+    walker = StepWalker(lambda k: explorers.setdefault(k, StepExplorer(prog, function, el, k)), 1, 8)
+    rng = random.Random(5)
+    pool = [0, 10, 13, 34, 38, 60, 61, 62, 65, 97, 98, 47]
+    for _ in range(40):
+        v = [rng.choice(pool) if rng.random() < 0.5 else rng.randint(-128, 127) for _ in range(rng.randint(0, 9))]
+        a, b = runner.run(v), walker.run(v)
+        assert (a.initial, a.outputs, a.end, a.lookback) == (b.initial, b.outputs, b.end, b.lookback), v
+        assert len(a.steps) == len(b.steps) and (a.final is None) == (b.final is None), v
+        for x, y in zip(a.steps + ([a.final] if a.final else []), b.steps + ([b.final] if b.final else [])):
+            assert _equivalent(x.predicate, y.predicate), (v, x.key, y.key)
+            assert len(x.outputs) == len(y.outputs) and all(map(_equivalent, x.outputs, y.outputs)), v
+    assert walker.boundaries >= 1 and walker.picks >= 1
+
+
+def test_learning_walks_and_falls_back_to_concolic_runs_where_a_walk_cannot_answer():
+    """html_escape's table is filled by walks. keep_first's state holds its first
+    element forever, so no window bounds its boundaries: with --lookback 0 a walk of two
+    elements already meets a state older than the window, and gives way to concolic
+    runs (every step reads only its own element), which learn the transducer; the oracle
+    cannot bound the state either, so it is not proved (never claimed complete)."""
+    r, _ = _learn("escape.c", "html_escape")
+    assert r.complete and r.stats()["runs_route"] == "walk" and r.stats()["walked_boundaries"] >= 1
+    r, path = _learn("diff.c", "keep_first", lookback=0)
+    st = r.stats()
+    assert st["runs_route"] == "concolic" and "holds the element" in st["walk_failed"]
+    assert not r.complete and "lookback" in r.reason
+    _agree(path, "keep_first", r.transducer, count=40)[0].close()
+
+
+def test_an_input_free_loop_is_reported_at_once_or_at_the_statement_bound():
+    """spin's loop comes back to the same state: reported at the first turn (not after
+    a million statements). count_up's state changes at every turn: the statement bound
+    (lowered here) ends it, with the same message class."""
+    prog = load_program(str(STREAMS / "diff.c"), entry="spin")
+    with pytest.raises(FilterError, match="comes back to the same state"):
+        learn(prog, LearnOptions("spin"))
+    prog = load_program(str(STREAMS / "diff.c"), entry="count_up")
+    with pytest.raises(FilterError, match="ran 3000 statements without reading its input"):
+        learn(prog, LearnOptions("count_up", max_statements=3000))
 
 
 @pytest.mark.parametrize("function, message", [

@@ -272,3 +272,49 @@ def fold_sign_ext(e: z3.ExprRef, folds: SignExtFolds | None = None) -> z3.ExprRe
 
     r = go(e.as_ast())
     return e if r is None else r
+
+
+def drop_implied_bits(e: z3.ExprRef) -> z3.ExprRef:
+    """z3's simplifier splits ``sign_extend(x) == C`` into ``x == c && extract(i, i, x)
+    == b``, where the second conjunct follows from the first: drop it (a guard over a
+    sign-extended element reads ``x == c`` again). Only And nodes change; a conjunct
+    that contradicts ``x == c`` is kept (the solver sees the conjunction false)."""
+    done: dict[int, z3.ExprRef] = {}
+
+    def value_of(eq: z3.ExprRef) -> tuple[z3.ExprRef, z3.ExprRef] | None:
+        if not z3.is_eq(eq):
+            return None
+        a, b = eq.arg(0), eq.arg(1)
+        if z3.is_bv_value(a):
+            a, b = b, a
+        return (a, b) if z3.is_bv_value(b) else None
+
+    def implied(c: z3.ExprRef, known: dict[int, tuple[z3.ExprRef, int]]) -> bool:
+        pair = value_of(c)
+        if pair is None or not z3.is_app_of(pair[0], z3.Z3_OP_EXTRACT):
+            return False
+        hi, lo = pair[0].params()
+        hit = known.get(pair[0].arg(0).get_id())
+        return hit is not None and (hit[1] >> lo) & ((1 << (hi - lo + 1)) - 1) == pair[1].as_long()
+
+    def go(t: z3.ExprRef) -> z3.ExprRef:
+        hit = done.get(t.get_id())
+        if hit is not None:
+            return hit
+        r = t
+        if z3.is_app(t) and t.num_args() and (z3.is_and(t) or z3.is_or(t) or z3.is_not(t)):
+            args = [go(a) for a in t.children()]
+            if z3.is_and(t):
+                known = {}
+                for a in args:
+                    pair = value_of(a)
+                    if pair is not None and z3.is_const(pair[0]):
+                        known[pair[0].get_id()] = (pair[0], pair[1].as_long())
+                kept = [a for a in args if not implied(a, known)]
+                r = kept[0] if len(kept) == 1 else z3.And(*kept)
+            elif any(not x.eq(y) for x, y in zip(args, t.children())):
+                r = z3.Or(*args) if z3.is_or(t) else z3.Not(args[0])
+        done[t.get_id()] = r
+        return r
+
+    return go(e)

@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 
 from ...automata.transducer import Transducer
 from ...ir.program import Program
 from ...learning.symbolic_table import SymbolicTable
 from ...semantics.strategies.bigstep import (BigStepOptions, Element, FilterRunner, LookbackExceeded,
                                              StepExplorer)
+from ...semantics.strategies.stepwalk import StepWalker
 from .equivalence import EquivalenceChecker, EquivalenceResult
-from .teacher import FilterTeacher
+from .teacher import FilterTeacher, WalkFailed
 from .windows import step_values
 
 MAX_LOOKBACK = 8
@@ -73,21 +74,37 @@ class LearnResult:
     time: float = 0.0
     teacher: FilterTeacher | None = None
     table: SymbolicTable | None = None
+    route: str = ""  # how the table's runs were answered: "walk" (explored steps) or "concolic"
+    walk_failed: str = ""  # why the walk gave way to concolic runs
+    explorers: dict[int, StepExplorer] = field(default_factory=dict)  # the oracle's, by window
+
+    def reset(self) -> None:
+        """Back to nothing learned (the options and the time kept)."""
+        for f in fields(self):
+            if f.name not in ("options", "time"):
+                setattr(self, f.name, f.default_factory() if f.default_factory is not MISSING else f.default)
 
     def stats(self) -> dict:
         t = self.teacher.stats if self.teacher is not None else None
         tab = self.table.stats if self.table is not None else None
         eqs = self.equivalence
+        w = self.teacher.runner if self.teacher is not None and isinstance(self.teacher.runner, StepWalker) else None
+        # path feasibility checks while exploring big steps (the walk's and the oracle's)
+        explored = sum(x.sem.target.calls for x in self.explorers.values())
         return {
             "membership_queries": t.membership if t else 0,
             "runs": t.runs if t else 0,
-            "solver_calls": (t.solver_calls if t else 0) + sum(e.solver_calls for e in eqs),
+            "solver_calls": (t.solver_calls if t else 0) + sum(e.solver_calls for e in eqs) + explored,
             "solver_calls_learning": t.solver_calls if t else 0,
             "solver_calls_equivalence": sum(e.solver_calls for e in eqs),
             "equivalence_queries": len(eqs),
             "conjecture_refinements": len(self.refinements),
             "boundaries_explored": sum(e.boundaries for e in eqs),
             "symbolic_steps": sum(e.steps for e in eqs),
+            "runs_route": self.route,
+            "walk_failed": self.walk_failed,
+            "walked_boundaries": w.boundaries if w is not None else 0,
+            "solver_calls_exploration": explored,
             "table_rows": tab.rows if tab else 0,
             "table_columns": tab.columns if tab else 0,
             "time": round(self.time, 4),
@@ -97,23 +114,47 @@ class LearnResult:
 def learn(program: Program, opts: LearnOptions, progress: Callable[[str], None] | None = None,
           result: LearnResult | None = None) -> LearnResult:
     """Learn ``opts.function`` of ``program``; ``result`` (if given) is filled in as it
-    goes, so a caller stopped from outside keeps the last conjecture."""
+    goes, so a caller stopped from outside keeps the last conjecture. The table's runs
+    walk the filter's explored big steps; where a walk cannot answer, learning starts
+    again with concolic runs (one route per table: their guards are written
+    differently)."""
     t0 = time.perf_counter()
-    deadline = t0 + opts.timeout
     res = result if result is not None else LearnResult(opts)
+    try:
+        return _learn(program, opts, progress, res, t0, walk=True)
+    except WalkFailed as e:
+        res.reset()
+        res.walk_failed = str(e)
+        return _learn(program, opts, progress, res, t0, walk=False)
+
+
+def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None] | None,
+           res: LearnResult, t0: float, walk: bool) -> LearnResult:
+    deadline = t0 + opts.timeout
     bounds = BigStepOptions(max_statements=opts.max_statements)
     max_k = opts.lookback if opts.lookback is not None else MAX_LOOKBACK
-    teacher = FilterTeacher(FilterRunner(program, opts.function, opts.element, bounds), max_k,
-                            lookback_given=opts.lookback is not None)
+    # the big steps explored, by window: the walk's and the oracle's (kept between
+    # rounds: the filter's steps stay the same)
+    explorers: dict[int, StepExplorer] = {}
+    res.explorers = explorers
+
+    def explorer(k: int) -> StepExplorer:
+        if k not in explorers:
+            explorers[k] = StepExplorer(program, opts.function, opts.element, k, bounds)
+        return explorers[k]
+
+    k = opts.lookback if opts.lookback is not None else 0
+    concolic = FilterRunner(program, opts.function, opts.element, bounds)
+    runner = StepWalker(explorer, max(k, 1), max(max_k, 1)) if walk else concolic
+    teacher = FilterTeacher(runner, max_k, lookback_given=opts.lookback is not None)
     # One run longer than the lookback bound first: a filter whose steps read further
     # back (one that decides on its whole input before it writes) is outside the class,
     # said at once rather than after the oracle has widened its window place by place.
-    teacher.run([PROBE] * (max_k + 2))
+    teacher.probe(concolic, [PROBE] * (max_k + 2))
     table = SymbolicTable(teacher, opts.element.bits, initial_columns=opts.columns == "paper",
                           compare=opts.compare)
     res.teacher, res.table = teacher, table
-    k = opts.lookback if opts.lookback is not None else 0
-    explorers: dict[int, StepExplorer] = {}
+    res.route = "walk" if walk else "concolic"
     try:
         for rnd in range(1, opts.max_rounds + 1):
             if progress:
@@ -132,10 +173,8 @@ def learn(program: Program, opts: LearnOptions, progress: Callable[[str], None] 
             if progress:
                 progress(f"conjecture {rnd}: {conj.states} states; checking equivalence")
             while True:
-                k = max(k, conj.lookback, 1)
-                if k not in explorers:  # kept between rounds: the filter's steps stay the same
-                    explorers[k] = StepExplorer(program, opts.function, opts.element, k, bounds)
-                checker = EquivalenceChecker(explorers[k], opts.max_boundaries, opts.max_depth, deadline)
+                k = max(k, conj.lookback, 1, runner.k if isinstance(runner, StepWalker) else 1)
+                checker = EquivalenceChecker(explorer(k), opts.max_boundaries, opts.max_depth, deadline)
                 try:
                     eq = checker.check(conj)
                     break

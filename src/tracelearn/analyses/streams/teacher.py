@@ -11,7 +11,8 @@ import z3
 from ...automata.transducer import Transducer
 from .windows import at_position, outputs_differ, satisfiable, solve_input
 from ...learning.symbolic_table import Letter, Observation, Word
-from ...semantics.strategies.bigstep import FilterError, FilterRunner, StreamRun
+from ...semantics.strategies.bigstep import FilterError, FilterRunner, LookbackExceeded, StreamRun
+from ...semantics.strategies.stepwalk import StepsMissed, StepWalker
 
 TRUE_FINAL = Letter(z3.BoolVal(True), "true", final=True)
 
@@ -25,8 +26,15 @@ class StreamStats:
     tests: int = 0  # inputs run by the testing oracle
 
 
+class WalkFailed(Exception):
+    """A walk over the explored big steps could not answer a run (a state holds an
+    element older than the window, a path the solver cannot decide): the learner
+    starts again with concolic runs, which need neither (their answer, or their error
+    with the input and its place in the filter, is the program's own)."""
+
+
 class FilterTeacher:
-    def __init__(self, runner: FilterRunner, max_lookback: int = 8, lookback_given: bool = False) -> None:
+    def __init__(self, runner: FilterRunner | StepWalker, max_lookback: int = 8, lookback_given: bool = False) -> None:
         self.runner = runner
         self.el = runner.element
         self.max_lookback = max_lookback
@@ -36,6 +44,7 @@ class FilterTeacher:
         self._classes: dict[str, str] = {}  # output sequence (text) -> its class's name
         self._reps: list[tuple[str, z3.BoolRef, tuple[z3.ExprRef, ...]]] = []  # name, guard, first member
         self.initial_output: tuple[int, ...] | None = None
+        self._placed: dict[tuple[int, int], tuple[z3.BoolRef, z3.BoolRef]] = {}  # (guard id, position)
 
     # ------------------------------------------------------------------ runs
 
@@ -46,14 +55,15 @@ class FilterTeacher:
         if hit is not None:
             return hit
         self.stats.runs += 1
-        r = self.runner.run(list(key))
-        if r.lookback > self.max_lookback:
-            why = (f"beyond --lookback {self.max_lookback}" if self.lookback_given
-                   else f"beyond the lookback bound {self.max_lookback} (raise it with --lookback)")
-            raise FilterError(f"on input {list(key)} a guard or output depends on the element "
-                              f"{r.lookback} positions back, {why}: the filter is outside the class "
-                              f"(its outputs must depend on the last k inputs)",
-                              self.runner.program.procedures[self.runner.function].loc)
+        try:
+            r = self.runner.run(list(key))
+        except (LookbackExceeded, StepsMissed, TimeoutError) as e:
+            # the walk's limits, not the filter's: a filter outside the class (a filter
+            # error) is outside it on either route
+            if isinstance(self.runner, StepWalker):
+                raise WalkFailed(str(e)) from e
+            raise
+        self._in_class(r, key)
         if self.initial_output is None:
             self.initial_output = r.initial
         letters = [Letter(s.predicate, s.key) for s in r.steps]
@@ -68,12 +78,36 @@ class FilterTeacher:
         self._cache[key] = (r, obs)
         return r, obs
 
+    def probe(self, runner: FilterRunner, values: list[int]) -> None:
+        """A concolic run of ``values`` that only checks the class (a filter whose steps
+        read further back than the bound is outside it): said at once, by the program's
+        own run, before a walk explores steps from states that keep the whole input."""
+        key = tuple(self.el.wrap(v) for v in values)
+        self.stats.membership += 1
+        self.stats.runs += 1
+        self._in_class(runner.run(list(key)), key)
+
+    def _in_class(self, r: StreamRun, key: tuple[int, ...]) -> None:
+        if r.lookback > self.max_lookback:
+            why = (f"beyond --lookback {self.max_lookback}" if self.lookback_given
+                   else f"beyond the lookback bound {self.max_lookback} (raise it with --lookback)")
+            raise FilterError(f"on input {list(key)} a guard or output depends on the element "
+                              f"{r.lookback} positions back, {why}: the filter is outside the class "
+                              f"(its outputs must depend on the last k inputs)",
+                              self.runner.program.procedures[self.runner.function].loc)
+
     # ------------------------------------------------------------------ witnesses
 
     def _at(self, g: z3.BoolRef, i: int) -> z3.BoolRef:
-        """False when the guard reads before the stream's start."""
+        """False when the guard reads before the stream's start (cached: the table puts
+        its few guards at the same few positions again and again)."""
+        hit = self._placed.get((g.get_id(), i))
+        if hit is not None and hit[0].eq(g):
+            return hit[1]
         p = at_position(g, i, self.el.bits)
-        return z3.BoolVal(False) if p is None else p
+        placed = z3.BoolVal(False) if p is None else p
+        self._placed[(g.get_id(), i)] = (g, placed)  # g kept: its id is not reused
+        return placed
 
     def _solve(self, cons: list[z3.BoolRef], n: int) -> list[int] | None:
         self.stats.solver_calls += 1

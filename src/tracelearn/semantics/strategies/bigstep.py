@@ -156,7 +156,7 @@ class FilterRunner:
         self.opt = options or BigStepOptions()
         self.sem = SymbolicSemantics(program, SemanticsOptions(name_values=False), PathTarget())
         self.explorer = PathExplorer(self.sem, PathOptions(eager=False, max_statements=self.opt.max_statements,
-                                                           library_bound=self.opt.library_bound))
+                                                           library_bound=self.opt.library_bound, repeats_end=True))
         self.root: PathPoint | None = None
         self.defs = Definitions(self.sem.target)
         self._node = None  # the solver frame the run is at (for reading terms back)
@@ -194,9 +194,7 @@ class FilterRunner:
                     how = "return"
                     break
                 if end.status == "limit":
-                    raise FilterError(
-                        f"the filter ran {self.opt.max_statements} statements without reading its input "
-                        f"(an input-free infinite loop is outside the class)", self._where(end))
+                    raise FilterError(_endless(end, self.opt.max_statements), self._where(end))
                 raise FilterError(f"the filter's run ended unexpectedly ({end.status}: {end.reason})",
                                   self._where(end))
             assert end.point is not None
@@ -370,7 +368,12 @@ def element_type(bits: int) -> IntType:
 
 
 class LookbackExceeded(Exception):
-    """A state at a step boundary holds an element older than the lookback window."""
+    """A state at a step boundary holds an element older than the lookback window
+    (``place`` back)."""
+
+    def __init__(self, message: str, place: int = 0) -> None:
+        super().__init__(message)
+        self.place = place
 
 
 @dataclass
@@ -396,6 +399,7 @@ class SymStep:
     cond: z3.BoolRef
     outputs: tuple[z3.ExprRef, ...]
     next: Boundary | None = None
+    guard: tuple[z3.BoolRef, ...] = ()  # ``cond``'s conjuncts in path order, as a concolic run writes them
 
 
 class StepExplorer:
@@ -408,12 +412,13 @@ class StepExplorer:
                  options: BigStepOptions | None = None) -> None:
         if function not in program.procedures:
             raise TracelearnError(f"no definition of the filter function '{function}'")
+        self.program = program
         self.element = element
         self.k = lookback
         self.opt = options or BigStepOptions()
         self.sem = SymbolicSemantics(program, SemanticsOptions(name_values=False), PathTarget())
         self.explorer = PathExplorer(self.sem, PathOptions(eager=True, max_statements=self.opt.max_statements,
-                                                           library_bound=self.opt.library_bound))
+                                                           library_bound=self.opt.library_bound, repeats_end=True))
         self.function = function
         self.defs = Definitions(self.sem.target)
         self.root: PathPoint | None = None
@@ -426,6 +431,7 @@ class StepExplorer:
         self._steps: dict[tuple, tuple[list[SymStep], int]] = {}  # key but the count -> steps, count
         # term id -> (term, its reading back if it names no path value, whether it does not)
         self._closed: dict[int, tuple[z3.ExprRef, z3.ExprRef | None, bool]] = {}
+        self._read: dict[int, tuple[z3.BoolRef, z3.BoolRef]] = {}  # path condition id -> (it, read back)
 
     # ------------------------------------------------------------------ entry
 
@@ -474,6 +480,7 @@ class StepExplorer:
             return [st if st.next is None else
                     replace(st, next=replace(st.next, defined=nd, key=st.next.key[:-1] + (nd,))) for st in steps]
         self.defs.forget()
+        self._read.clear()  # (the names of the path's values are this exploration's)
         out: list[SymStep] = []
         base = b.point.node
         el = self.element
@@ -495,6 +502,11 @@ class StepExplorer:
         self._steps[b.key[:-1]] = (out, b.defined)
         return out
 
+    def ends_at_eof(self, b: Boundary) -> bool:
+        """Whether the filter asks ``tl_eof()`` at ``b`` (then its end step is a final
+        step; a read there stops it instead)."""
+        return _stmt(b.point).callee == "tl_eof"
+
     def _walk(self, point: PathPoint, base, outs: tuple, kind: str, consumed: bool, b: Boundary,
               out: list[SymStep]) -> None:
         """Depth first over the stream operations of one big step."""
@@ -507,7 +519,7 @@ class StepExplorer:
             self.paths += 1
             assert end.point is not None or end.status == "exit"
             if end.status == "exit":
-                out.append(SymStep(kind, self._cond(end.point, base), outs))
+                out.append(self._step(kind, self._guard(end.point, base), outs))
                 continue
             p = end.point
             call = _stmt(p)
@@ -521,11 +533,10 @@ class StepExplorer:
                     self._walk(self.explorer.returned(p, SVal(z3.BitVecVal(1, OUT_BITS))), base, outs, kind,
                                consumed, b, out)
                 else:  # a read at the end stops the filter
-                    out.append(SymStep(kind, self._cond(p, base), outs))
+                    out.append(self._step(kind, self._guard(p, base), outs))
                 continue
             if consumed:  # the filter meets the next element: the step ends here
-                cond = self._cond(p, base)
-                out.append(SymStep(kind, cond, outs, self.boundary(p, min(b.defined + 1, self.k))))
+                out.append(self._step(kind, self._guard(p, base), outs, self.boundary(p, min(b.defined + 1, self.k))))
                 continue
             if name == "tl_eof":
                 nxt = self.explorer.returned(p, SVal(z3.BitVecVal(0, OUT_BITS)))
@@ -558,7 +569,7 @@ class StepExplorer:
             r = substitute(self._expand(t, p), shift)
             for name in term_names(r):
                 if name.startswith("w") and name[1:].isdigit() and int(name[1:]) > self.k:
-                    raise LookbackExceeded(f"the state holds the element {name[1:]} back")
+                    raise LookbackExceeded(f"the state holds the element {name[1:]} back", int(name[1:]))
             r = simp(r)
             self._closed[t.get_id()] = (t, r if closed else None, closed)  # t kept: its id is not reused
             return r
@@ -609,17 +620,32 @@ class StepExplorer:
             self._liveness[proc.name] = live_locals(proc)
         return self._liveness[proc.name]
 
-    def _cond(self, p: PathPoint | None, base) -> z3.BoolRef:
-        """The path condition below ``base``, over the window."""
+    def _guard(self, p: PathPoint | None, base) -> tuple[z3.BoolRef, ...]:
+        """The path's conditions below ``base`` in path order, over the window, each
+        read back as a concolic run reads its branch conditions (true ones dropped)."""
         node = p.node if p is not None else self.sem.target.node
-        cs: list[z3.BoolRef] = []
+        frames = []
         n = node
         while n is not None and n is not base:
-            cs.extend(n.constraints)
+            frames.append(n.constraints)
             n = n.parent
-        defs = self.defs.of(node)
-        out = [simp(substitute(c, defs) if defs else c) for c in cs]
-        return S.fold_sign_ext(simp(z3.And(*[c for c in out if not z3.is_true(c)]))) if out else z3.BoolVal(True)
+        out = []
+        for cs in reversed(frames):
+            for c in cs:
+                # paths of one step share their first conditions: each read once (its
+                # names are defined above it, the same on every path through it)
+                hit = self._read.get(c.get_id())
+                if hit is None or not hit[0].eq(c):
+                    hit = (c, S.drop_implied_bits(S.fold_sign_ext(self.defs.expand(c, node))))
+                    self._read[c.get_id()] = hit
+                if not z3.is_true(hit[1]):
+                    out.append(hit[1])
+        return tuple(out)
+
+    @staticmethod
+    def _step(kind: str, guard: tuple[z3.BoolRef, ...], outs: tuple, nxt: Boundary | None = None) -> SymStep:
+        cond = z3.And(*guard) if len(guard) > 1 else guard[0] if guard else z3.BoolVal(True)
+        return SymStep(kind, cond, outs, nxt, guard)
 
     def _peek_offset(self, p: PathPoint) -> None:
         call = _stmt(p)
@@ -631,11 +657,17 @@ class StepExplorer:
     def _no_surprise(self, ends: list[PathEnd]) -> None:
         for e in ends:
             if e.status == "limit":
-                raise FilterError(
-                    f"the filter ran {self.opt.max_statements} statements without reading its input "
-                    f"(an input-free infinite loop is outside the class)", self.sem.cur_loc)
+                raise FilterError(_endless(e, self.opt.max_statements), self.sem.cur_loc)
             if e.status == "unknown":
                 raise TimeoutError(f"the solver could not decide a path: {e.reason}")
+
+
+def _endless(end: PathEnd, max_statements: int) -> str:
+    # the error names the loop's place: the path's reason (which names it too) is not repeated
+    what = ("a loop comes back to the same state without reading the input: it never ends"
+            if end.reason.startswith("the loop") else
+            f"the filter ran {max_statements} statements without reading its input")
+    return f"{what} (an input-free infinite loop is outside the class)"
 
 
 def _const(t: z3.ExprRef) -> int:

@@ -1,0 +1,144 @@
+"""Runs of a stream filter over its explored big steps: a membership query of
+Sigma*'s table answered by following, element by element, the one symbolic step
+(:class:`StepExplorer`) whose condition the input's window satisfies.
+
+A concolic run (:class:`FilterRunner`) executes the filter's code for every query; a
+walk executes it once per boundary the queries reach (every path of a big step,
+symbolically) and then only evaluates conditions, so the table's many runs through
+the same few states cost a dictionary lookup per element once their steps are known.
+The answer is a :class:`StreamRun` like the concolic one, with one difference: a
+step's guard is the explorer's path condition (simplified as one formula), not the
+conjuncts the run met in path order. The two are equivalent, not the same text, so a
+learner uses one route for a whole table (the syntactic comparison of entries relies
+on it)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import z3
+
+from ...z3dag import names as term_names, substitute
+from .bigstep import BigStep, Boundary, FilterError, LookbackExceeded, StepExplorer, StreamRun, SymStep, simp
+
+_PLACE = re.compile(r"w(\d+)$")
+
+
+class StepsMissed(Exception):
+    """No explored step answers a run (a disagreement between the explorer and the
+    input that would be a defect of the walk): the caller runs concolically instead."""
+
+
+class StepWalker:
+    """``run(values)`` as :meth:`FilterRunner.run`, through the steps of
+    ``explorers(k)``: its window ``k`` starts at ``k`` and widens, up to ``max_k``, when
+    a state holds an older element (``LookbackExceeded`` past ``max_k``). A step's
+    condition does not depend on the window's width (only which states count as one
+    does), so the runs before and after a widening agree."""
+
+    def __init__(self, explorers: Callable[[int], StepExplorer], k: int, max_k: int) -> None:
+        self.explorers = explorers
+        self.k = k
+        self.max_k = max_k
+        self.explorer = explorers(k)
+        self.element = self.explorer.element
+        self.program = self.explorer.program
+        self.function = self.explorer.function
+        self.runs = 0
+        self.boundaries = 0  # boundaries whose steps were asked for
+        self.picks = 0  # steps chosen by evaluating conditions (the rest came from the memo)
+        self._places: dict[int, tuple[z3.ExprRef, frozenset[int]]] = {}  # term id -> (term, places it reads)
+        # boundary key -> its steps, the places their conditions read, and the chosen
+        # step per window (the values at those places)
+        self._at: dict[tuple, tuple[list[SymStep], tuple[int, ...], dict[tuple, int]]] = {}
+
+    def run(self, values: list[int]) -> StreamRun:
+        while True:
+            try:
+                return self._run(values)
+            except LookbackExceeded as e:
+                if e.place > self.max_k:
+                    raise
+                self.k = max(self.k + 1, e.place)
+                self.explorer = self.explorers(self.k)
+                self._at.clear()  # the wider window's boundaries are other objects
+
+    def _run(self, values: list[int]) -> StreamRun:
+        el = self.element
+        values = [el.wrap(v) for v in values]
+        self.runs += 1
+        initial, b = self.explorer.initial()
+        steps: list[BigStep] = []
+        outputs: list[int] = list(initial)
+        lookback = 0
+        final: BigStep | None = None
+        how = "return"
+        n = len(values)
+        i = 0
+        while b is not None and i <= n:
+            window = {j: values[i - j] for j in range(0 if i < n else 1, min(i, self.explorer.k) + 1)}
+            step = self._pick(b, window, "step" if i < n else "end")
+            reads = self._reads(step.cond).union(*(self._reads(o) for o in step.outputs))
+            if reads - window.keys():
+                raise StepsMissed(f"a step at position {i} reads the window places {sorted(reads - window.keys())}, "
+                                  f"which the input does not have")
+            lookback = max(lookback, max(reads, default=0))
+            outputs.extend(self._concrete(o, window) for o in step.outputs)
+            big = BigStep(step.guard, step.outputs)
+            if i == n:
+                if self.explorer.ends_at_eof(b):
+                    final, how = big, "final"
+                else:
+                    how = "read"
+                break
+            steps.append(big)
+            b = step.next
+            i += 1
+        while len(steps) < n:  # the filter returned: it ignores the rest
+            steps.append(BigStep((), ()))
+        return StreamRun(tuple(initial), steps, final, outputs, how, lookback, 0)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _pick(self, b: Boundary, window: dict[int, int], kind: str) -> SymStep:
+        at = self._at.get(b.key)
+        if at is None:
+            found = self.explorer.steps(b)
+            self.boundaries += 1
+            places = sorted(set().union(*(self._reads(s.cond) for s in found)))
+            at = (found, tuple(places), {})
+            self._at[b.key] = at
+        found, places, memo = at
+        seen = (kind,) + tuple(window.get(j, 0) for j in places)
+        hit = memo.get(seen)
+        if hit is not None:
+            return found[hit]
+        self.picks += 1
+        for idx, s in enumerate(found):
+            if s.kind == kind and z3.is_true(self._value(s.cond, window)):
+                memo[seen] = idx
+                return s
+        raise StepsMissed(f"no big step of the filter from this state takes the window {window}")
+
+    def _reads(self, t: z3.ExprRef) -> frozenset[int]:
+        hit = self._places.get(t.get_id())
+        if hit is not None and hit[0].eq(t):
+            return hit[1]
+        places = frozenset(int(m.group(1)) for name in term_names(t) if (m := _PLACE.match(name)))
+        self._places[t.get_id()] = (t, places)  # t kept: its id is not reused
+        return places
+
+    def _value(self, t: z3.ExprRef, window: dict[int, int]) -> z3.ExprRef:
+        el = self.element
+        sub = [(el.window(j), z3.BitVecVal(window[j], el.bits)) for j in self._reads(t) if j in window]
+        return simp(substitute(t, sub)) if sub else simp(t)
+
+    def _concrete(self, t: z3.ExprRef, window: dict[int, int]) -> int:
+        v = self._value(t, window)
+        if not z3.is_bv_value(v):
+            raise FilterError(f"an output depends on something other than the input: {t}", self._loc())
+        return v.as_signed_long()
+
+    def _loc(self):
+        return self.program.procedures[self.function].loc
