@@ -145,12 +145,20 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
 
     k = opts.lookback if opts.lookback is not None else 0
     concolic = FilterRunner(program, opts.function, opts.element, bounds)
-    runner = StepWalker(explorer, max(k, 1), max(max_k, 1)) if walk else concolic
+
+    def probe() -> None:
+        # One concolic run longer than the lookback bound: a filter whose steps read
+        # further back (one that decides on its whole input before it writes) is outside
+        # the class, said at once rather than after the oracle (or a walk, through the
+        # steps of states that keep the whole input) has widened its window place by place.
+        teacher.probe(concolic, [PROBE] * (max_k + 2))
+
+    # A walk needs the probe only when a state holds more than the last element: a
+    # guard reads no further back than the state holds.
+    runner = StepWalker(explorer, max(k, 1), max(max_k, 1), before_widening=probe) if walk else concolic
     teacher = FilterTeacher(runner, max_k, lookback_given=opts.lookback is not None)
-    # One run longer than the lookback bound first: a filter whose steps read further
-    # back (one that decides on its whole input before it writes) is outside the class,
-    # said at once rather than after the oracle has widened its window place by place.
-    teacher.probe(concolic, [PROBE] * (max_k + 2))
+    if not walk or k > 1:
+        probe()
     table = SymbolicTable(teacher, opts.element.bits, initial_columns=opts.columns == "paper",
                           compare=opts.compare)
     res.teacher, res.table = teacher, table

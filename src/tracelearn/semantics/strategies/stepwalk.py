@@ -37,8 +37,10 @@ class StepWalker:
     condition does not depend on the window's width (only which states count as one
     does), so the runs before and after a widening agree."""
 
-    def __init__(self, explorers: Callable[[int], StepExplorer], k: int, max_k: int) -> None:
+    def __init__(self, explorers: Callable[[int], StepExplorer], k: int, max_k: int,
+                 before_widening: Callable[[], None] | None = None) -> None:
         self.explorers = explorers
+        self.before_widening = before_widening  # called once, before the first widening
         self.k = k
         self.max_k = max_k
         self.explorer = explorers(k)
@@ -58,6 +60,9 @@ class StepWalker:
             try:
                 return self._run(values)
             except LookbackExceeded as e:
+                if self.before_widening is not None:
+                    hook, self.before_widening = self.before_widening, None
+                    hook()
                 if e.place > self.max_k:
                     raise
                 self.k = max(self.k + 1, e.place)
