@@ -75,16 +75,24 @@ class Transducer:
 
     def _compile(self) -> dict:
         if self._compiled is None:
-            by_src: dict[int, list] = {}
+            by_src: dict[int, list[Move]] = {}
             for m in self.moves:
-                by_src.setdefault(m.src, []).append(
-                    (compile_term(m.guard), [compile_term(o) for o in m.outputs], m.dst))
-            fin: dict[int, list] = {}
+                by_src.setdefault(m.src, []).append(m)
+            fin: dict[int, list[Move]] = {}
             for f in self.finals:
-                fin.setdefault(f.src, []).append((compile_term(f.guard), [compile_term(o) for o in f.outputs]))
-            # the window read, with the compiled terms: not found again on every run
-            self._compiled = {"moves": by_src, "finals": fin, "lookback": max(self.lookback, 0)}
+                fin.setdefault(f.src, []).append(f)
+            # the window read, and each term compiled when a run first needs it (a
+            # separating input's replay visits a few of a conjecture's moves)
+            self._compiled = {"moves": by_src, "finals": fin, "lookback": max(self.lookback, 0), "terms": {}}
         return self._compiled
+
+    def _fn(self, t: z3.ExprRef):
+        terms = self._compile()["terms"]
+        hit = terms.get(t.get_id())
+        if hit is None or not hit[0].eq(t):
+            hit = (t, compile_term(t))  # t kept: its id is not reused
+            terms[t.get_id()] = hit
+        return hit[1]
 
     def run(self, values: list[int]) -> list[int] | None:
         """The output on ``values``, or None when no transition is enabled (the input is
@@ -106,11 +114,11 @@ class Transducer:
         mask = (1 << self.bits) - 1
         for i in range(len(values)):
             env = {f"w{j}": (values[i - j] & mask if i - j >= 0 else None) for j in range(k + 1)}
-            for g, outs, dst in c["moves"].get(q, []):
+            for m in c["moves"].get(q, []):
                 try:
-                    if g(env):
-                        steps.append([_signed(o(env), OUT_BITS) for o in outs])
-                        q = dst
+                    if self._fn(m.guard)(env):
+                        steps.append([_signed(self._fn(o)(env), OUT_BITS) for o in m.outputs])
+                        q = m.dst
                         break
                 except Undefined:
                     continue
@@ -118,10 +126,10 @@ class Transducer:
                 return None
         n = len(values)
         env = {f"w{j}": (values[n - j] & mask if 0 <= n - j < n else None) for j in range(k + 1)}
-        for g, outs in c["finals"].get(q, []):
+        for f in c["finals"].get(q, []):
             try:
-                if g(env):
-                    return steps + [[_signed(o(env), OUT_BITS) for o in outs]]
+                if self._fn(f.guard)(env):
+                    return steps + [[_signed(self._fn(o)(env), OUT_BITS) for o in f.outputs]]
             except Undefined:
                 continue
         return steps + [[]]

@@ -33,6 +33,7 @@ from .windows import at_position, outputs_differ, path_input, solve_input, solve
 from ...semantics.clauses import conjuncts
 from ...semantics.solving import remaining_ms
 from ...semantics.strategies.bigstep import Boundary, StepExplorer, SymStep
+from ...z3dag import all_of, any_of
 
 
 @dataclass
@@ -191,10 +192,10 @@ class EquivalenceChecker:
                     continue
                 diff = outputs_differ(f.outputs, st.outputs)
                 if not z3.is_false(diff):
-                    bads.append(z3.And(en, *[z3.Not(e) for e in earlier], diff))
+                    bads.append(all_of([en, *[z3.Not(e) for e in earlier], diff]))
                 earlier.append(en)
             if st.outputs:
-                bads.append(z3.And(*[z3.Not(e) for e in earlier]) if earlier else z3.BoolVal(True))
+                bads.append(all_of([z3.Not(e) for e in earlier]))
         else:
             ens = []
             for m in conj.out_of(node.q):
@@ -204,10 +205,10 @@ class EquivalenceChecker:
                 ens.append(en)
                 diff = outputs_differ(m.outputs, st.outputs)
                 if not z3.is_false(diff):
-                    bads.append(z3.And(en, diff))
-            bads.append(z3.And(*[z3.Not(e) for e in ens]) if ens else z3.BoolVal(True))
+                    bads.append(all_of([en, diff]))
+            bads.append(all_of([z3.Not(e) for e in ens]))
         # no simplify of each: a false part is dropped above, and the solver sees the rest
-        if not bads or not ss.sat(z3.Or(*bads)):
+        if not bads or not ss.sat(any_of(bads)):
             return None
         for b in bads:
             if ss.sat(b):
@@ -359,7 +360,7 @@ class _StepSolver:
         out = [False] * len(conds)
         left = [i for i, c in enumerate(conds) if not z3.is_false(c)]
         while left:
-            model = self._check(z3.Or(*[conds[i] for i in left]), True)
+            model = self._check(any_of([conds[i] for i in left]), True)
             if model is None:
                 break
             hit = [i for i in left if z3.is_true(model.eval(conds[i], model_completion=True))]
