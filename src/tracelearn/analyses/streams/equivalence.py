@@ -118,13 +118,17 @@ class EquivalenceChecker:
             else:
                 covered[here] = wf
             steps = self.explorer.steps(node.boundary)  # LookbackExceeded: the caller widens the window
+            # one solver per node, the window asserted once; each step pushed on it
+            base = solver()
+            if wf is not None:
+                base.add(wf)
             for st in steps:
                 res.steps += 1
+                ss = _StepSolver(st.cond, self.deadline, res, base)
                 if wf is not None:
                     st = SymStep(st.kind, z3.And(wf, st.cond), st.outputs, st.next)
-                ss = _StepSolver(st.cond, self.deadline, res)
-                if wf is not None and not ss.sat():
-                    continue  # a path of the step the window's predicates rule out
+                    if not ss.sat():
+                        continue  # a path of the step the window's predicates rule out
                 found = self._compare(conj, node, st, ss)
                 if found is not None:
                     witness = self._witness(node, found, el.bits, st.kind == "step")
@@ -343,8 +347,17 @@ class _StepSolver:
     conjecture's moves are pushed and popped on it. Counted in ``res``; the solver's
     unknown (the deadline) raises TimeoutError: unknown, never a guess."""
 
-    def __init__(self, cond: z3.BoolRef, deadline: float | None, res: EquivalenceResult) -> None:
-        self.s = solver()
+    def __init__(self, cond: z3.BoolRef, deadline: float | None, res: EquivalenceResult,
+                 base: z3.Solver | None = None) -> None:
+        # on ``base`` (a node's solver, its window asserted): the step's scope replaces
+        # the previous step's
+        if base is not None:
+            if base.num_scopes():
+                base.pop()
+            base.push()
+            self.s = base
+        else:
+            self.s = solver()
         self.s.add(cond)
         self.deadline = deadline
         self.res = res

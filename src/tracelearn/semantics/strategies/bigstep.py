@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import z3
 
@@ -99,15 +100,16 @@ class BigStep:
     guard: tuple[z3.BoolRef, ...]
     outputs: tuple[z3.ExprRef, ...]
 
-    @property
+    @cached_property
     def predicate(self) -> z3.BoolRef:
         if not self.guard:
             return z3.BoolVal(True)
         return z3.And(*self.guard) if len(self.guard) > 1 else self.guard[0]
 
-    @property
+    @cached_property
     def key(self) -> str:
-        """The guard as text: Sigma* compares predicates syntactically."""
+        """The guard as text: Sigma* compares predicates syntactically (kept: a walk
+        answers many runs with one step's object)."""
         return " & ".join(g.sexpr() for g in self.guard) or "true"
 
 

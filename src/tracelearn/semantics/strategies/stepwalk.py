@@ -51,6 +51,7 @@ class StepWalker:
         self.boundaries = 0  # boundaries whose steps were asked for
         self.picks = 0  # steps chosen by evaluating conditions (the rest came from the memo)
         self._places: dict[int, tuple[z3.ExprRef, frozenset[int]]] = {}  # term id -> (term, places it reads)
+        self._big: dict[int, tuple[SymStep, BigStep]] = {}  # the run's step of each explored step
         # boundary key -> its steps, the places their conditions read, and the chosen
         # step per window (the values at those places)
         self._at: dict[tuple, tuple[list[SymStep], tuple[int, ...], dict[tuple, int]]] = {}
@@ -90,7 +91,7 @@ class StepWalker:
                                   f"which the input does not have")
             lookback = max(lookback, max(reads, default=0))
             outputs.extend(self._concrete(o, window) for o in step.outputs)
-            big = BigStep(step.guard, step.outputs)
+            big = self._big_step(step)
             if i == n:
                 if self.explorer.ends_at_eof(b):
                     final, how = big, "final"
@@ -125,6 +126,13 @@ class StepWalker:
                 memo[seen] = idx
                 return s
         raise StepsMissed(f"no big step of the filter from this state takes the window {window}")
+
+    def _big_step(self, step: SymStep) -> BigStep:
+        hit = self._big.get(id(step))
+        if hit is None or hit[0] is not step:
+            hit = (step, BigStep(step.guard, step.outputs))  # step kept: its id is not reused
+            self._big[id(step)] = hit
+        return hit[1]
 
     def _reads(self, t: z3.ExprRef) -> frozenset[int]:
         hit = self._places.get(t.get_id())
