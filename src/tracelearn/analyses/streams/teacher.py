@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import z3
 
 from ...automata.transducer import Transducer
-from .windows import at_position, outputs_differ, satisfiable, solve_input
+from .windows import at_position, outputs_differ, satisfiable, solve_input, solver
 from ...learning.symbolic_table import Letter, Observation, Word
 from ...semantics.strategies.bigstep import FilterError, FilterRunner, LookbackExceeded, StreamRun
 from ...semantics.strategies.stepwalk import StepsMissed, StepWalker
@@ -45,6 +45,7 @@ class FilterTeacher:
         self._reps: list[tuple[str, z3.BoolRef, tuple[z3.ExprRef, ...]]] = []  # name, guard, first member
         self.initial_output: tuple[int, ...] | None = None
         self._placed: dict[tuple[int, int], tuple[z3.BoolRef, z3.BoolRef]] = {}  # (guard id, position)
+        self._witnesses = solver()  # the witness questions, each in a scope of its own
 
     # ------------------------------------------------------------------ runs
 
@@ -111,7 +112,7 @@ class FilterTeacher:
 
     def _solve(self, cons: list[z3.BoolRef], n: int) -> list[int] | None:
         self.stats.solver_calls += 1
-        return solve_input(cons, n, self.el.bits)
+        return solve_input(cons, n, self.el.bits, self._witnesses)
 
     def _constraints(self, word: Word) -> tuple[list[z3.BoolRef], int]:
         steps = [a for a in word if not a.final]

@@ -22,13 +22,20 @@ def at_position(t: z3.BoolRef, i: int, bits: int) -> z3.BoolRef | None:
     return z3.substitute(t, *sub) if sub else t
 
 
-def solve_input(cons: list[z3.BoolRef], length: int, bits: int) -> list[int] | None:
-    """An input of ``length`` elements satisfying ``cons`` (over ``in!p``), or None."""
-    s = solver()
-    s.add(*cons)
-    if s.check() != z3.sat:
-        return None
-    m = s.model()
+def solve_input(cons: list[z3.BoolRef], length: int, bits: int, on: z3.Solver | None = None) -> list[int] | None:
+    """An input of ``length`` elements satisfying ``cons`` (over ``in!p``), or None.
+    ``on``: a solver to ask in a scope of its own (a caller with many such questions)."""
+    s = on if on is not None else solver()
+    if on is not None:
+        s.push()
+    try:
+        s.add(*cons)
+        if s.check() != z3.sat:
+            return None
+        m = s.model()
+    finally:
+        if on is not None:
+            s.pop()
     out = []
     for i in range(length):
         v = m.eval(z3.BitVec(f"in!{i}", bits), model_completion=True).as_long()
