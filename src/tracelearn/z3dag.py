@@ -154,22 +154,22 @@ def assert_all(solver: z3.Solver, formulas: list[z3.BoolRef]) -> None:
         C.Z3_solver_assert(ctx, solver.solver, f.as_ast())
 
 
+
 def any_of(terms: list[z3.BoolRef]) -> z3.BoolRef:
     """``z3.Or(*terms)`` without z3py's coercion of every argument in Python (the
     equivalence oracle builds a disjunction per step and conjecture move)."""
-    if not terms:
-        return z3.BoolVal(False)
-    if len(terms) == 1:
-        return terms[0]
-    arr = (z3.Ast * len(terms))(*[t.as_ast() for t in terms])
-    return z3.BoolRef(C.Z3_mk_or(terms[0].ctx_ref(), len(terms), arr), terms[0].ctx)
+    return _nary(C.Z3_mk_or, terms, False)
 
 
 def all_of(terms: list[z3.BoolRef]) -> z3.BoolRef:
     """``z3.And(*terms)`` as :func:`any_of`."""
+    return _nary(C.Z3_mk_and, terms, True)
+
+
+def _nary(mk, terms: list[z3.BoolRef], unit: bool) -> z3.BoolRef:
     if not terms:
-        return z3.BoolVal(True)
+        return z3.BoolVal(unit)
     if len(terms) == 1:
         return terms[0]
     arr = (z3.Ast * len(terms))(*[t.as_ast() for t in terms])
-    return z3.BoolRef(C.Z3_mk_and(terms[0].ctx_ref(), len(terms), arr), terms[0].ctx)
+    return z3.BoolRef(mk(terms[0].ctx_ref(), len(terms), arr), terms[0].ctx)

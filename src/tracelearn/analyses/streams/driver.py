@@ -76,7 +76,7 @@ class LearnResult:
     table: SymbolicTable | None = None
     route: str = ""  # how the table's runs were answered: "walk" (explored steps) or "concolic"
     walk_failed: str = ""  # why the walk gave way to concolic runs
-    explorers: dict[int, StepExplorer] = field(default_factory=dict)  # the oracle's, by window
+    explorers: dict[int, StepExplorer] = field(default_factory=dict)  # the walk's and the oracle's, by window
 
     def reset(self) -> None:
         """Back to nothing learned (the options and the time kept)."""
