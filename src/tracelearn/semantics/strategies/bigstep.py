@@ -36,7 +36,7 @@ from ...ir.analysis import live_locals
 from ...ir.expr import Reg
 from ...ir.program import Call, Program, SourceLoc
 from ...ir.types import IntType
-from ...z3dag import names as term_names, substitute
+from ...z3dag import all_of, names as term_names, substitute
 from .. import symexpr as S
 from ..symbolic import SemanticsOptions, SymbolicSemantics
 from ..symstate import SVal
@@ -102,9 +102,7 @@ class BigStep:
 
     @cached_property
     def predicate(self) -> z3.BoolRef:
-        if not self.guard:
-            return z3.BoolVal(True)
-        return z3.And(*self.guard) if len(self.guard) > 1 else self.guard[0]
+        return all_of(list(self.guard))
 
     @cached_property
     def key(self) -> str:
@@ -646,8 +644,7 @@ class StepExplorer:
 
     @staticmethod
     def _step(kind: str, guard: tuple[z3.BoolRef, ...], outs: tuple, nxt: Boundary | None = None) -> SymStep:
-        cond = z3.And(*guard) if len(guard) > 1 else guard[0] if guard else z3.BoolVal(True)
-        return SymStep(kind, cond, outs, nxt, guard)
+        return SymStep(kind, all_of(list(guard)), outs, nxt, guard)
 
     def _peek_offset(self, p: PathPoint) -> None:
         call = _stmt(p)
@@ -667,7 +664,7 @@ class StepExplorer:
 def _endless(end: PathEnd, max_statements: int) -> str:
     # the error names the loop's place: the path's reason (which names it too) is not repeated
     what = ("a loop comes back to the same state without reading the input: it never ends"
-            if end.reason.startswith("the loop") else
+            if end.repeated else
             f"the filter ran {max_statements} statements without reading its input")
     return f"{what} (an input-free infinite loop is outside the class)"
 

@@ -116,6 +116,7 @@ class PathEnd:
     decision_ids: tuple[str, ...] = ()
     point: PathPoint | None = None
     reason: str = ""
+    repeated: bool = False  # a ``limit`` because a loop came back to the same state (``repeats_end``)
 
 
 @dataclass
@@ -442,7 +443,7 @@ class PathExplorer:
                     yield PathEnd("unknown", decisions, ids, reason="solver returned unknown")
                     continue
             if nxt.repeats:  # (after the check: the repeated iteration is feasible)
-                yield PathEnd("limit", decisions, ids, reason=nxt.repeats)
+                yield PathEnd("limit", decisions, ids, reason=nxt.repeats, repeated=True)
                 continue
             n = len(decisions)
             if n <= DENSE_POINTS or n % POINT_STRIDE == 0 or last or choice.kind != "decision":
@@ -565,7 +566,7 @@ class PathExplorer:
                     return PathEnd("unwound", decisions, ids, here, reason=cut)
                 again = self._repeats(cur, cur.block, t.target, st, (sem.stack_alloc.cur, sem.heap_alloc.cur))
                 if again:
-                    return PathEnd("limit", decisions, ids, reason=again)
+                    return PathEnd("limit", decisions, ids, reason=again, repeated=True)
                 cur.block, cur.index = t.target, 0
             elif isinstance(t, Branch):
                 if until is not None and len(decisions) >= until:
@@ -581,7 +582,7 @@ class PathExplorer:
                         return PathEnd("unwound", decisions, ids, here, reason=cut)
                     again = self._repeats(cur, cur.block, dst, st, (sem.stack_alloc.cur, sem.heap_alloc.cur))
                     if again:
-                        return PathEnd("limit", decisions, ids, reason=again)
+                        return PathEnd("limit", decisions, ids, reason=again, repeated=True)
                     cur.block, cur.index = dst, 0
                     continue
                 split = self.opt.split_conditions

@@ -6,11 +6,11 @@ A concolic run (:class:`FilterRunner`) executes the filter's code for every quer
 walk executes it once per boundary the queries reach (every path of a big step,
 symbolically) and then only evaluates conditions, so the table's many runs through
 the same few states cost a dictionary lookup per element once their steps are known.
-The answer is a :class:`StreamRun` like the concolic one, with one difference: a
-step's guard is the explorer's path condition (simplified as one formula), not the
-conjuncts the run met in path order. The two are equivalent, not the same text, so a
-learner uses one route for a whole table (the syntactic comparison of entries relies
-on it)."""
+The answer is a :class:`StreamRun` like the concolic one: a step's guard is the path's
+conditions in path order, read back as the concolic run reads them. The text can still
+differ where the state holds a sign-extended element (z3 splits that comparison; the
+two are equivalent), so a learner uses one route for a whole table (the syntactic
+comparison of entries relies on it)."""
 
 from __future__ import annotations
 
