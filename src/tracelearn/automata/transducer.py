@@ -157,6 +157,13 @@ class Transducer:
     # ------------------------------------------------------------------ output
 
     def to_json(self) -> dict:
+        pr = TermPrinter(self.chars)
+
+        def move(m) -> dict:
+            return {"guard": term_text(m.guard, printer=pr), "outputs": [term_text(o, printer=pr) for o in m.outputs],
+                    "outputs_text": outputs_text(m.outputs, printer=pr),
+                    "guard_smt": m.guard.sexpr(), "outputs_smt": [o.sexpr() for o in m.outputs]}
+
         return {
             "element_bits": self.bits,
             "lookback": self.lookback,
@@ -165,16 +172,8 @@ class Transducer:
             "initial_output": list(self.initial_output),
             "state_names": self.names,
             "chars": self.chars,
-            "transitions": [{"from": m.src, "to": m.dst, "guard": term_text(m.guard, self.bits, self.chars),
-                             "outputs": [term_text(o, self.bits, self.chars) for o in m.outputs],
-                             "outputs_text": outputs_text(m.outputs, self.chars),
-                             "guard_smt": m.guard.sexpr(), "outputs_smt": [o.sexpr() for o in m.outputs]}
-                            for m in self.moves],
-            "final": [{"state": f.src, "guard": term_text(f.guard, self.bits, self.chars),
-                       "outputs": [term_text(o, self.bits, self.chars) for o in f.outputs],
-                       "outputs_text": outputs_text(f.outputs, self.chars),
-                       "guard_smt": f.guard.sexpr(), "outputs_smt": [o.sexpr() for o in f.outputs]}
-                      for f in self.finals],
+            "transitions": [{"from": m.src, "to": m.dst, **move(m)} for m in self.moves],
+            "final": [{"state": f.src, **move(f)} for f in self.finals],
         }
 
     def to_dot(self, name: str = "transducer") -> str:
@@ -182,16 +181,17 @@ class Transducer:
                  '  edge [fontname="monospace"];', '  __start [shape=point];']
         init = f" / {', '.join(map(str, self.initial_output))}" if self.initial_output else ""
         lines.append(f'  __start -> q{self.initial} [label="{_esc(init)}"];')
+        pr = TermPrinter(self.chars)
         for q in range(self.states):
             fins = [f for f in self.finals if f.src == q]
             label = f"q{q}"
             if fins:
                 label += "\\n" + "\\n".join(
-                    _esc(f"end: {term_text(f.guard, self.bits, self.chars)} / {outputs_text(f.outputs, self.chars)}")
+                    _esc(f"end: {term_text(f.guard, printer=pr)} / {outputs_text(f.outputs, printer=pr)}")
                     for f in fins)
             lines.append(f'  q{q} [label="{label}", shape=doublecircle];')
         for m in self.moves:
-            lab = f"{term_text(m.guard, self.bits, self.chars)} / {outputs_text(m.outputs, self.chars) or 'ε'}"
+            lab = f"{term_text(m.guard, printer=pr)} / {outputs_text(m.outputs, printer=pr) or 'ε'}"
             lines.append(f'  q{m.src} -> q{m.dst} [label="{_esc(lab)}"];')
         lines.append("}")
         return "\n".join(lines) + "\n"
@@ -217,25 +217,17 @@ _BIN = {z3.Z3_OP_BADD: "+", z3.Z3_OP_BSUB: "-", z3.Z3_OP_BMUL: "*", z3.Z3_OP_BAN
         z3.Z3_OP_BUREM: "%u", z3.Z3_OP_BUREM_I: "%u", z3.Z3_OP_AND: "&&", z3.Z3_OP_OR: "||"}
 
 
-def term_text(e: z3.ExprRef, bits: int = 8, chars: bool = False) -> str:
+def term_text(e: z3.ExprRef, bits: int = 8, chars: bool = False, printer: "TermPrinter | None" = None) -> str:
     """A C-like rendering: ``x`` is the element read, ``x[-j]`` the one j before;
     sign extensions (C's promotions) are implicit. ``chars``: a constant compared with
-    a term, or output whole, is a character literal when it is printable."""
-    return _operand(e, chars) if z3.is_bv_value(e) else _text(e, chars)
+    a term, or output whole, is a character literal when it is printable. ``printer``:
+    one shared by many terms (a transducer's guards share most of their subterms)."""
+    pr = printer if printer is not None else TermPrinter(chars)
+    return pr.operand(e) if z3.is_bv_value(e) else pr.text(e)
 
 
 _COMPARE = {z3.Z3_OP_EQ, z3.Z3_OP_SLEQ, z3.Z3_OP_SLT, z3.Z3_OP_SGEQ, z3.Z3_OP_SGT, z3.Z3_OP_ULEQ,
             z3.Z3_OP_ULT, z3.Z3_OP_UGEQ, z3.Z3_OP_UGT}
-
-
-def _operand(e: z3.ExprRef, chars: bool) -> str:
-    """A side of a comparison (or a whole output): a constant as a character literal."""
-    if chars and z3.is_bv_value(e):
-        lit = char_literal(_signed(e.as_long(), e.size()))
-        if lit is not None:
-            return lit
-    return _atom(e, chars)
-
 
 _ESCAPES = {0: "\\0", 9: "\\t", 10: "\\n", 13: "\\r", 92: "\\\\"}
 
@@ -253,9 +245,10 @@ def char_literal(v: int, quote: str = "'") -> str | None:
     return f"{quote}{chr(c)}{quote}" if 32 <= c < 127 else None
 
 
-def outputs_text(outputs: tuple | list, chars: bool = False) -> str:
+def outputs_text(outputs: tuple | list, chars: bool = False, printer: "TermPrinter | None" = None) -> str:
     """What a move writes: with ``chars``, runs of printable constants read as one
     string literal (``"&lt;"``)."""
+    pr = printer if printer is not None else TermPrinter(chars)
     parts: list[str] = []
     run: list[str] = []
 
@@ -267,62 +260,85 @@ def outputs_text(outputs: tuple | list, chars: bool = False) -> str:
         run.clear()
 
     for o in outputs:
-        lit = char_literal(_signed(o.as_long(), o.size()), '"') if chars and z3.is_bv_value(o) else None
+        lit = char_literal(_signed(o.as_long(), o.size()), '"') if pr.chars and z3.is_bv_value(o) else None
         if lit is not None:
             run.append(lit[1:-1])
         else:
             flush()
-            parts.append(term_text(o, chars=chars))
+            parts.append(term_text(o, printer=pr))
     flush()
     return ", ".join(parts)
 
 
-def _text(e: z3.ExprRef, chars: bool = False) -> str:  # noqa: C901
-    if z3.is_true(e):
-        return "true"
-    if z3.is_false(e):
-        return "false"
-    if z3.is_bv_value(e):
-        return str(_signed(e.as_long(), e.size()))
-    k = e.decl().kind()
-    if z3.is_const(e) and k == z3.Z3_OP_UNINTERPRETED:
-        n = e.decl().name()
-        if n.startswith("w") and n[1:].isdigit():
-            return "x" if n == "w0" else f"x[-{n[1:]}]"
-        return n
-    ch = e.children()
-    if k in (z3.Z3_OP_SIGN_EXT, z3.Z3_OP_ZERO_EXT):
-        return _text(ch[0], chars)
-    if k == z3.Z3_OP_NOT:
-        a = ch[0]
-        if z3.is_app_of(a, z3.Z3_OP_EQ):
-            return f"{_operand(a.arg(0), chars)} != {_operand(a.arg(1), chars)}"
-        for op, neg in ((z3.Z3_OP_SLEQ, ">"), (z3.Z3_OP_SLT, ">="), (z3.Z3_OP_SGEQ, "<"), (z3.Z3_OP_SGT, "<=")):
-            if z3.is_app_of(a, op):
-                return f"{_operand(a.arg(0), chars)} {neg} {_operand(a.arg(1), chars)}"
-        return f"!({_text(a, chars)})"
-    if k == z3.Z3_OP_BADD and len(ch) == 2:
-        for a, b in ((ch[0], ch[1]), (ch[1], ch[0])):
-            if z3.is_app_of(b, z3.Z3_OP_BMUL) and b.num_args() == 2 and z3.is_bv_value(b.arg(0)) \
-                    and _signed(b.arg(0).as_long(), b.size()) == -1:
-                return f"{_atom(a, chars)} - {_atom(b.arg(1), chars)}"
-    if k == z3.Z3_OP_BMUL and len(ch) == 2 and z3.is_bv_value(ch[0]) and _signed(ch[0].as_long(), ch[0].size()) == -1:
-        return f"-{_atom(ch[1], chars)}"
-    if k in _COMPARE:
-        return f" {_BIN[k]} ".join(_operand(c, chars) for c in ch)
-    if k in _BIN:
-        return f" {_BIN[k]} ".join(_atom(c, chars) for c in ch)
-    if k == z3.Z3_OP_ITE:
-        return f"({_text(ch[0], chars)} ? {_text(ch[1], chars)} : {_text(ch[2], chars)})"
-    if k == z3.Z3_OP_EXTRACT:
-        hi, lo = e.params()
-        return f"{_atom(ch[0], chars)}[{hi}:{lo}]"
-    return str(e)
+class TermPrinter:
+    """Renders terms, each distinct subterm once: guards are DAGs whose shared parts,
+    walked as trees through z3's Python API, took seconds per transducer."""
 
+    def __init__(self, chars: bool = False) -> None:
+        self.chars = chars
+        self._memo: dict[int, tuple[z3.ExprRef, str]] = {}  # ast id -> (term kept alive, text)
 
-def _atom(e: z3.ExprRef, chars: bool = False) -> str:
-    s = _text(e, chars)
-    simple = z3.is_const(e) or z3.is_bv_value(e) or z3.is_app_of(e, z3.Z3_OP_SIGN_EXT) and z3.is_const(e.arg(0))
-    return s if simple else f"({s})"
+    def text(self, e: z3.ExprRef) -> str:
+        hit = self._memo.get(e.get_id())
+        if hit is None:
+            hit = (e, self._render(e))
+            self._memo[e.get_id()] = hit
+        return hit[1]
+
+    def operand(self, e: z3.ExprRef) -> str:
+        """A side of a comparison (or a whole output): a constant as a character literal."""
+        if self.chars and z3.is_bv_value(e):
+            lit = char_literal(_signed(e.as_long(), e.size()))
+            if lit is not None:
+                return lit
+        return self.atom(e)
+
+    def atom(self, e: z3.ExprRef) -> str:
+        s = self.text(e)
+        simple = z3.is_const(e) or z3.is_bv_value(e) or z3.is_app_of(e, z3.Z3_OP_SIGN_EXT) and z3.is_const(e.arg(0))
+        return s if simple else f"({s})"
+
+    def _render(self, e: z3.ExprRef) -> str:  # noqa: C901
+        if z3.is_true(e):
+            return "true"
+        if z3.is_false(e):
+            return "false"
+        if z3.is_bv_value(e):
+            return str(_signed(e.as_long(), e.size()))
+        k = e.decl().kind()
+        if z3.is_const(e) and k == z3.Z3_OP_UNINTERPRETED:
+            n = e.decl().name()
+            if n.startswith("w") and n[1:].isdigit():
+                return "x" if n == "w0" else f"x[-{n[1:]}]"
+            return n
+        ch = e.children()
+        if k in (z3.Z3_OP_SIGN_EXT, z3.Z3_OP_ZERO_EXT):
+            return self.text(ch[0])
+        if k == z3.Z3_OP_NOT:
+            a = ch[0]
+            if z3.is_app_of(a, z3.Z3_OP_EQ):
+                return f"{self.operand(a.arg(0))} != {self.operand(a.arg(1))}"
+            for op, neg in ((z3.Z3_OP_SLEQ, ">"), (z3.Z3_OP_SLT, ">="), (z3.Z3_OP_SGEQ, "<"), (z3.Z3_OP_SGT, "<=")):
+                if z3.is_app_of(a, op):
+                    return f"{self.operand(a.arg(0))} {neg} {self.operand(a.arg(1))}"
+            return f"!({self.text(a)})"
+        if k == z3.Z3_OP_BADD and len(ch) == 2:
+            for a, b in ((ch[0], ch[1]), (ch[1], ch[0])):
+                if z3.is_app_of(b, z3.Z3_OP_BMUL) and b.num_args() == 2 and z3.is_bv_value(b.arg(0)) \
+                        and _signed(b.arg(0).as_long(), b.size()) == -1:
+                    return f"{self.atom(a)} - {self.atom(b.arg(1))}"
+        if k == z3.Z3_OP_BMUL and len(ch) == 2 and z3.is_bv_value(ch[0]) and _signed(ch[0].as_long(), ch[0].size()) == -1:
+            return f"-{self.atom(ch[1])}"
+        if k in _COMPARE:
+            return f" {_BIN[k]} ".join(self.operand(c) for c in ch)
+        if k in _BIN:
+            return f" {_BIN[k]} ".join(self.atom(c) for c in ch)
+        if k == z3.Z3_OP_ITE:
+            return f"({self.text(ch[0])} ? {self.text(ch[1])} : {self.text(ch[2])})"
+        if k == z3.Z3_OP_EXTRACT:
+            hi, lo = e.params()
+            return f"{self.atom(ch[0])}[{hi}:{lo}]"
+        return str(e)
+
 
 
