@@ -7,13 +7,15 @@ from __future__ import annotations
 import base64
 import random
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 import z3
 
 import tracelearn
-from tracelearn.analyses.streams.driver import LearnOptions, learn
+from tracelearn.analyses.streams.driver import LearnOptions, LearnResult, learn
+from tracelearn.analyses.streams.driver import _learn as learn_route
 from tracelearn.analyses.streams.replay import FilterReplay
 from tracelearn.automata.bvterm import Undefined, compile_term
 from tracelearn.cli.main import main
@@ -187,6 +189,17 @@ def test_base64_encoder_is_learned_and_agrees_with_pythons_base64():
         data = bytes(rng.randrange(256) for _ in range(n % 13))
         got = t.run([b - 256 if b > 127 else b for b in data])
         assert bytes(got) == base64.b64encode(data), data
+
+
+def test_the_time_limit_stops_the_table_and_the_exploration_not_only_the_oracle():
+    """A limit that passes while the first table is filled (its runs, the big steps
+    they walk) ends learning there, incomplete with "time limit", on either route:
+    before, the table was filled whole and only the oracle looked at the clock."""
+    for walk in (True, False):
+        prog = load_program(str(STREAMS / "codecs.c"), entry="base64_encode")
+        opts = LearnOptions("base64_encode", timeout=0.001)
+        r = learn_route(prog, opts, None, LearnResult(opts), time.perf_counter(), walk=walk)
+        assert not r.complete and r.reason == "time limit" and r.equivalence == [], (walk, r.reason)
 
 
 def test_utf8_encoder_is_learned_and_agrees_with_python():
@@ -427,3 +440,15 @@ def test_character_literal_text():
     vals = [z3.BitVecVal(v, 32) for v in (ord("a"), ord('"'), 0)]
     assert outputs_text(vals, chars=True) == '"a\\"\\0"'
     assert outputs_text(vals, chars=False) == "97, 34, 0"
+
+
+def test_an_undecided_witness_query_raises_never_reads_as_no_input():
+    """A query the solver gives up on (here a resource limit of 1) is not "no input":
+    the table would mark a feasible word infeasible, the oracle drop a separating path."""
+    from tracelearn.analyses.streams.windows import solve_input, solver
+    x = z3.BitVec("in!0", 8)
+    assert solve_input([x * x * x == 27, x > 0], 1, 8) == [3]
+    s = solver()
+    s.set("rlimit", 1)
+    with pytest.raises(TimeoutError, match="could not decide"):
+        solve_input([x * x * x == 27, x > 0], 1, 8, on=s)

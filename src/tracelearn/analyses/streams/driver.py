@@ -141,6 +141,7 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
     def explorer(k: int) -> StepExplorer:
         if k not in explorers:
             explorers[k] = StepExplorer(program, opts.function, opts.element, k, bounds)
+            explorers[k].deadline = deadline
         return explorers[k]
 
     k = opts.lookback if opts.lookback is not None else 0
@@ -156,7 +157,7 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
     # A walk needs the probe only when a state holds more than the last element: a
     # guard reads no further back than the state holds.
     runner = StepWalker(explorer, max(k, 1), max(max_k, 1), before_widening=probe) if walk else concolic
-    teacher = FilterTeacher(runner, max_k, lookback_given=opts.lookback is not None)
+    teacher = FilterTeacher(runner, max_k, lookback_given=opts.lookback is not None, deadline=deadline)
     if not walk or k > 1:
         probe()
     table = SymbolicTable(teacher, opts.element.bits, initial_columns=opts.columns == "paper",
@@ -219,6 +220,9 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
                 return res
             table.refine(obs)
         res.reason = f"no equivalent conjecture after {opts.max_rounds} rounds"
+        return res
+    except TimeoutError as e:  # filling the table: the last conjecture (if any) stands, incomplete
+        res.reason = str(e)
         return res
     finally:
         res.time = time.perf_counter() - t0

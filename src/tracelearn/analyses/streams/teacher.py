@@ -4,6 +4,7 @@ call each) and inputs to runs (concolic big steps, cached), with the counts."""
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 
 import z3
@@ -12,6 +13,7 @@ from ...automata.transducer import Transducer
 from .windows import at_position, outputs_differ, satisfiable, solve_input, solver
 from ...learning.symbolic_table import Letter, Observation, Word
 from ...semantics.strategies.bigstep import FilterError, FilterRunner, LookbackExceeded, StreamRun
+from ...semantics.solving import at_deadline
 from ...semantics.strategies.stepwalk import StepsMissed, StepWalker
 
 TRUE_FINAL = Letter(z3.BoolVal(True), "true", final=True)
@@ -34,8 +36,10 @@ class WalkFailed(Exception):
 
 
 class FilterTeacher:
-    def __init__(self, runner: FilterRunner | StepWalker, max_lookback: int = 8, lookback_given: bool = False) -> None:
+    def __init__(self, runner: FilterRunner | StepWalker, max_lookback: int = 8, lookback_given: bool = False,
+                 deadline: float | None = None) -> None:
         self.runner = runner
+        self.deadline = deadline  # past it, a run raises TimeoutError("time limit")
         self.el = runner.element
         self.max_lookback = max_lookback
         self.lookback_given = lookback_given
@@ -55,13 +59,15 @@ class FilterTeacher:
         hit = self._cache.get(key)
         if hit is not None:
             return hit
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise TimeoutError("time limit")
         self.stats.runs += 1
         try:
             r = self.runner.run(list(key))
         except (LookbackExceeded, StepsMissed, TimeoutError) as e:
             # the walk's limits, not the filter's: a filter outside the class (a filter
-            # error) is outside it on either route
-            if isinstance(self.runner, StepWalker):
+            # error) is outside it on either route; the time limit ends either
+            if isinstance(self.runner, StepWalker) and not at_deadline(self.deadline):
                 raise WalkFailed(str(e)) from e
             raise
         self._in_class(r, key)

@@ -23,14 +23,18 @@ def at_position(t: z3.BoolRef, i: int, bits: int) -> z3.BoolRef | None:
 
 
 def solve_input(cons: list[z3.BoolRef], length: int, bits: int, on: z3.Solver | None = None) -> list[int] | None:
-    """An input of ``length`` elements satisfying ``cons`` (over ``in!p``), or None.
+    """An input of ``length`` elements satisfying ``cons`` (over ``in!p``), or None when
+    none does; an undecided query raises TimeoutError (never taken for "no input").
     ``on``: a solver to ask in a scope of its own (a caller with many such questions)."""
     s = on if on is not None else solver()
     if on is not None:
         s.push()
     try:
         s.add(*cons)
-        if s.check() != z3.sat:
+        r = s.check()
+        if r == z3.unknown:
+            raise undecided(s, None)
+        if r != z3.sat:
             return None
         m = s.model()
     finally:

@@ -25,6 +25,7 @@ written before the first read are the *initial* output (constants); what runs af
 from __future__ import annotations
 
 import re
+import time
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -432,6 +433,7 @@ class StepExplorer:
         # term id -> (term, its reading back if it names no path value, whether it does not)
         self._closed: dict[int, tuple[z3.ExprRef, z3.ExprRef | None, bool]] = {}
         self._read: dict[int, tuple[z3.BoolRef, z3.BoolRef]] = {}  # path condition id -> (it, read back)
+        self.deadline: float | None = None  # past it, exploring raises TimeoutError("time limit")
 
     # ------------------------------------------------------------------ entry
 
@@ -513,6 +515,8 @@ class StepExplorer:
         el = self.element
         w0 = z3.SignExt(OUT_BITS - el.bits, el.window(0))
         for end in list(self.explorer.explore(point, _is_stream_op)):
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                raise TimeoutError("time limit")  # a boundary's steps: up to seconds on a big filter
             self._no_surprise([end])
             if end.status == "infeasible":
                 continue
