@@ -17,7 +17,7 @@ import tracelearn
 from tracelearn.analyses.streams.driver import LearnOptions, LearnResult, learn
 from tracelearn.analyses.streams.driver import _learn as learn_route
 from tracelearn.analyses.streams.replay import FilterReplay
-from tracelearn.automata.bvterm import Undefined, compile_term
+from tracelearn.bvterm import Undefined, compile_term
 from tracelearn.cli.main import main
 from tracelearn.frontend.lower import load_program
 from tracelearn.semantics.strategies.bigstep import Element, FilterError, FilterRunner, StepExplorer

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import z3
 
 from ..z3dag import names
-from .bvterm import Undefined, compile_term
+from ..bvterm import Undefined, compile_term
 
 OUT_BITS = 32
 

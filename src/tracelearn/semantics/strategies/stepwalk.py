@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 import z3
 
+from ...bvterm import Fn, Undefined, compile_term
 from ...z3dag import names as term_names, substitute
 from .bigstep import BigStep, Boundary, FilterError, LookbackExceeded, StepExplorer, StreamRun, SymStep, simp
 
@@ -51,6 +52,8 @@ class StepWalker:
         self.boundaries = 0  # boundaries whose steps were asked for
         self.picks = 0  # steps chosen by evaluating conditions (the rest came from the memo)
         self._places: dict[int, tuple[z3.ExprRef, frozenset[int]]] = {}  # term id -> (term, places it reads)
+        # term id -> (term, its closure; None: outside the compiled fragment, z3 evaluates it)
+        self._fns: dict[int, tuple[z3.ExprRef, Fn | None]] = {}
         self._big: dict[int, tuple[SymStep, BigStep]] = {}  # the run's step of each explored step
         # boundary key -> its steps, the places their conditions read, and the chosen
         # step per window (the values at those places)
@@ -90,7 +93,9 @@ class StepWalker:
                 raise StepsMissed(f"a step at position {i} reads the window places {sorted(reads - window.keys())}, "
                                   f"which the input does not have")
             lookback = max(lookback, max(reads, default=0))
-            outputs.extend(self._concrete(o, window) for o in step.outputs)
+            if step.outputs:
+                env = self._env(window)
+                outputs.extend(self._concrete(o, window, env) for o in step.outputs)
             big = self._big_step(step)
             if i == n:
                 if self.explorer.ends_at_eof(b):
@@ -121,8 +126,9 @@ class StepWalker:
         if hit is not None:
             return found[hit]
         self.picks += 1
+        env = self._env(window)
         for idx, s in enumerate(found):
-            if s.kind == kind and z3.is_true(self._value(s.cond, window)):
+            if s.kind == kind and self._holds(s.cond, window, env):
                 memo[seen] = idx
                 return s
         raise StepsMissed(f"no big step of the filter from this state takes the window {window}")
@@ -142,16 +148,52 @@ class StepWalker:
         self._places[t.get_id()] = (t, places)  # t kept: its id is not reused
         return places
 
+    # A condition or output is evaluated by its compiled closure (the walk's inner loop:
+    # z3's substitute and simplify per step per element cost base64_encode's learning a
+    # quarter of its time); what the closure cannot take, z3 evaluates.
+
+    def _env(self, window: dict[int, int]) -> dict[str, int | None]:
+        mask = (1 << self.element.bits) - 1
+        return {f"w{j}": v & mask for j, v in window.items()}
+
+    def _fn(self, t: z3.ExprRef) -> Fn | None:
+        hit = self._fns.get(t.get_id())
+        if hit is None or not hit[0].eq(t):
+            try:
+                fn: Fn | None = compile_term(t)
+            except ValueError:
+                fn = None
+            hit = (t, fn)  # t kept: its id is not reused
+            self._fns[t.get_id()] = hit
+        return hit[1]
+
+    def _holds(self, cond: z3.BoolRef, window: dict[int, int], env: dict[str, int | None]) -> bool:
+        fn = self._fn(cond)
+        if fn is not None:
+            try:
+                return bool(fn(env))
+            except Undefined:
+                pass  # it names a value other than the window's: z3 says what it reduces to
+        return z3.is_true(self._value(cond, window))
+
     def _value(self, t: z3.ExprRef, window: dict[int, int]) -> z3.ExprRef:
         el = self.element
         sub = [(el.window(j), z3.BitVecVal(window[j], el.bits)) for j in self._reads(t) if j in window]
         return simp(substitute(t, sub)) if sub else simp(t)
 
-    def _concrete(self, t: z3.ExprRef, window: dict[int, int]) -> int:
-        v = self._value(t, window)
-        if not z3.is_bv_value(v):
+    def _concrete(self, t: z3.ExprRef, window: dict[int, int], env: dict[str, int | None]) -> int:
+        fn = self._fn(t)
+        if fn is not None:
+            try:
+                v = int(fn(env))  # type: ignore[call-overload]
+                w = t.size()
+                return v - (1 << w) if v >> (w - 1) else v
+            except Undefined:
+                pass
+        e = self._value(t, window)
+        if not z3.is_bv_value(e):
             raise FilterError(f"an output depends on something other than the input: {t}", self._loc())
-        return v.as_signed_long()
+        return e.as_signed_long()
 
     def _loc(self):
         return self.program.procedures[self.function].loc
