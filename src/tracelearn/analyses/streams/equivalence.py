@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from ...automata.transducer import Transducer, window_vars
+from ...automata.transducer import FinalMove, Move, Transducer, window_vars
 from .windows import at_position, outputs_differ, path_input, solve_input, solver, undecided
 from ...semantics.clauses import conjuncts
 from ...semantics.solving import remaining_ms
@@ -66,6 +66,15 @@ class _Node:
             return None
         parts = [_conj(w) for w in self.windows]
         return parts[0] if len(parts) == 1 else z3.Or(*parts)
+
+
+@dataclass
+class _Moves:
+    """The conjecture's moves out of one state, each with its enabled condition at a
+    node (false where it reads before the stream's start), and none of them enabled."""
+    moves: list[tuple[Move, z3.BoolRef]]
+    finals: list[tuple[FinalMove, z3.BoolRef]]
+    none: z3.BoolRef
 
 
 @dataclass
@@ -122,6 +131,7 @@ class EquivalenceChecker:
             base = solver()
             if wf is not None:
                 base.add(wf)
+            mv = self._moves(conj, node)
             for st in steps:
                 res.steps += 1
                 ss = _StepSolver(st.cond, self.deadline, res, base)
@@ -129,7 +139,7 @@ class EquivalenceChecker:
                     st = SymStep(st.kind, z3.And(wf, st.cond), st.outputs, st.next)
                     if not ss.sat():
                         continue  # a path of the step the window's predicates rule out
-                found = self._compare(conj, node, st, ss)
+                found = self._compare(mv, st, ss)
                 if found is not None:
                     witness = self._witness(node, found, el.bits, st.kind == "step")
                     if witness is None:
@@ -140,9 +150,7 @@ class EquivalenceChecker:
                                              res.solver_calls, res.depth)
                 if st.kind != "step":
                     continue
-                moves = conj.out_of(node.q)
-                ens = [self._enabled(m.guard, m.outputs, node.boundary.defined) for m in moves]
-                for m, en, possible in zip(moves, ens, ss.which(ens)):
+                for (m, en), possible in zip(mv.moves, ss.which([en for _, en in mv.moves])):
                     if not possible:
                         continue
                     cond = z3.And(st.cond, en)
@@ -184,14 +192,22 @@ class EquivalenceChecker:
 
     # ------------------------------------------------------------------ one step
 
-    def _compare(self, conj: Transducer, node: _Node, st: SymStep, ss: "_StepSolver") -> z3.BoolRef | None:
+    def _moves(self, conj: Transducer, node: _Node) -> "_Moves":
+        """The conjecture's moves out of the node's state with their enabled conditions,
+        once per node (its every step is compared with the same ones)."""
+        d = node.boundary.defined
+        moves = [(m, self._enabled(m.guard, m.outputs, d)) for m in conj.out_of(node.q)]
+        finals = [(f, self._enabled(f.guard, f.outputs, d, final=True)) for f in conj.finals if f.src == node.q]
+        live = [en for _, en in moves if not z3.is_false(en)]
+        return _Moves(moves, finals, all_of([z3.Not(e) for e in live]))
+
+    def _compare(self, mv: "_Moves", st: SymStep, ss: "_StepSolver") -> z3.BoolRef | None:
         """A condition under which the step and the conjecture disagree (None: they agree).
         One question first for all the ways to disagree; which one only when there is one."""
         bads = []
         if st.kind == "end":
             earlier: list[z3.BoolRef] = []
-            for f in [f for f in conj.finals if f.src == node.q]:
-                en = self._enabled(f.guard, f.outputs, node.boundary.defined, final=True)
+            for f, en in mv.finals:
                 if z3.is_false(en):
                     continue
                 diff = outputs_differ(f.outputs, st.outputs)
@@ -201,16 +217,13 @@ class EquivalenceChecker:
             if st.outputs:
                 bads.append(all_of([z3.Not(e) for e in earlier]))
         else:
-            ens = []
-            for m in conj.out_of(node.q):
-                en = self._enabled(m.guard, m.outputs, node.boundary.defined)
+            for m, en in mv.moves:
                 if z3.is_false(en):
                     continue
-                ens.append(en)
                 diff = outputs_differ(m.outputs, st.outputs)
                 if not z3.is_false(diff):
                     bads.append(all_of([en, diff]))
-            bads.append(all_of([z3.Not(e) for e in ens]))
+            bads.append(mv.none)
         # no simplify of each: a false part is dropped above, and the solver sees the rest
         if not bads or not ss.sat(any_of(bads)):
             return None
