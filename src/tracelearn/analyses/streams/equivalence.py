@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import z3
 
 from ...automata.transducer import FinalMove, Move, Transducer, window_vars
-from .windows import at_position, outputs_differ, path_input, solve_input, solver, undecided
+from .windows import at_position, output_difference, path_input, solve_input, solver, undecided
 from ...semantics.clauses import conjuncts
 from ...semantics.solving import remaining_ms
 from ...semantics.strategies.bigstep import Boundary, StepExplorer, SymStep
@@ -70,8 +70,9 @@ class _Node:
 
 @dataclass
 class _Moves:
-    """The conjecture's moves out of one state, each with its enabled condition at a
-    node (false where it reads before the stream's start), and none of them enabled."""
+    """The conjecture's moves out of one state that can be enabled at a node (those
+    that read before the stream's start cannot), each with its enabled condition, and
+    none of them enabled."""
     moves: list[tuple[Move, z3.BoolRef]]
     finals: list[tuple[FinalMove, z3.BoolRef]]
     none: z3.BoolRef
@@ -198,8 +199,9 @@ class EquivalenceChecker:
         d = node.boundary.defined
         moves = [(m, self._enabled(m.guard, m.outputs, d)) for m in conj.out_of(node.q)]
         finals = [(f, self._enabled(f.guard, f.outputs, d, final=True)) for f in conj.finals if f.src == node.q]
-        live = [en for _, en in moves if not z3.is_false(en)]
-        return _Moves(moves, finals, all_of([z3.Not(e) for e in live]))
+        live = [(m, en) for m, en in moves if not z3.is_false(en)]
+        finals = [(f, en) for f, en in finals if not z3.is_false(en)]
+        return _Moves(live, finals, all_of([z3.Not(e) for _, e in live]))
 
     def _compare(self, mv: "_Moves", st: SymStep, ss: "_StepSolver") -> z3.BoolRef | None:
         """A condition under which the step and the conjecture disagree (None: they agree).
@@ -208,20 +210,16 @@ class EquivalenceChecker:
         if st.kind == "end":
             earlier: list[z3.BoolRef] = []
             for f, en in mv.finals:
-                if z3.is_false(en):
-                    continue
-                diff = outputs_differ(f.outputs, st.outputs)
-                if not z3.is_false(diff):
+                diff = output_difference(f.outputs, st.outputs)
+                if diff is not None:
                     bads.append(all_of([en, *[z3.Not(e) for e in earlier], diff]))
                 earlier.append(en)
             if st.outputs:
                 bads.append(all_of([z3.Not(e) for e in earlier]))
         else:
             for m, en in mv.moves:
-                if z3.is_false(en):
-                    continue
-                diff = outputs_differ(m.outputs, st.outputs)
-                if not z3.is_false(diff):
+                diff = output_difference(m.outputs, st.outputs)
+                if diff is not None:
                     bads.append(all_of([en, diff]))
             bads.append(mv.none)
         # no simplify of each: a false part is dropped above, and the solver sees the rest
@@ -384,7 +382,7 @@ class _StepSolver:
         and each model found settles every condition true in it, so a step costs its
         enabled moves plus one, not a question per move."""
         out = [False] * len(conds)
-        left = [i for i, c in enumerate(conds) if not z3.is_false(c)]
+        left = list(range(len(conds)))
         while left:
             model = self._check(any_of([conds[i] for i in left]), True)
             if model is None:

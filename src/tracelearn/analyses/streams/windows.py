@@ -92,11 +92,18 @@ def undecided(s: z3.Solver, deadline: float | None) -> TimeoutError:
 
 def outputs_differ(a: tuple, b: tuple) -> z3.BoolRef:
     """Two output sequences (terms over the window) are not the same."""
+    d = output_difference(a, b)
+    return d if d is not None else z3.BoolVal(False)
+
+
+def output_difference(a: tuple, b: tuple) -> z3.BoolRef | None:
+    """When two output sequences differ; None when they cannot (the same terms: z3
+    shares equal terms, so no simplify is needed), which a caller with many pairs
+    tests without asking z3 whether a term is false."""
     if len(a) != len(b):
         return z3.BoolVal(True)
-    # the same term twice (z3 shares equal terms) cannot differ: false without simplify
     diffs = [x != y for x, y in zip(a, b) if not x.eq(y)]
-    return z3.Or(*diffs) if len(diffs) > 1 else diffs[0] if diffs else z3.BoolVal(False)
+    return z3.Or(*diffs) if len(diffs) > 1 else diffs[0] if diffs else None
 
 
 def step_values(outputs: tuple, values: list[int], bits: int) -> list[list[int]]:
