@@ -26,21 +26,27 @@ def _signed(v: int, w: int) -> int:
     return v - (1 << w) if v >> (w - 1) else v
 
 
-def compile_term(e: z3.ExprRef) -> Fn:
-    cache: dict[int, Fn] = {}
-    return _compile(e, cache)
+Cache = dict[int, tuple[z3.ExprRef, Fn]]
 
 
-def _compile(e: z3.ExprRef, cache: dict[int, Fn]) -> Fn:
+def compile_term(e: z3.ExprRef, cache: Cache | None = None) -> Fn:
+    """``e`` as a closure. ``cache``: shared by the terms of one owner (a transducer's
+    guards, a filter's step conditions share most subterms), each subterm compiled once;
+    it keeps the terms alive, so their ids are not reused."""
+    return _compile(e, cache if cache is not None else {})
+
+
+def _compile(e: z3.ExprRef, cache: Cache) -> Fn:
     key = e.get_id()
-    if key in cache:
-        return cache[key]
+    hit = cache.get(key)
+    if hit is not None:
+        return hit[1]
     f = _build(e, cache)
-    cache[key] = f
+    cache[key] = (e, f)
     return f
 
 
-def _build(e: z3.ExprRef, cache: dict[int, Fn]) -> Fn:  # noqa: C901 - one case per operator
+def _build(e: z3.ExprRef, cache: Cache) -> Fn:  # noqa: C901 - one case per operator
     if z3.is_true(e):
         return lambda env: True
     if z3.is_false(e):

@@ -61,12 +61,7 @@ class Transducer:
 
     @property
     def lookback(self) -> int:
-        k = 0
-        for m in self.moves + self.finals:  # type: ignore[operator]
-            for t in (m.guard, *m.outputs):
-                for j in window_vars(t):
-                    k = max(k, j)
-        return k
+        return self._compile()["lookback"]
 
     def out_of(self, q: int) -> list[Move]:
         return [m for m in self.moves if m.src == q]
@@ -83,16 +78,15 @@ class Transducer:
                 fin.setdefault(f.src, []).append(f)
             # the window read, and each term compiled when a run first needs it (a
             # separating input's replay visits a few of a conjecture's moves)
-            self._compiled = {"moves": by_src, "finals": fin, "lookback": max(self.lookback, 0), "terms": {}}
+            k = 0
+            for m in [*self.moves, *self.finals]:
+                for t in (m.guard, *m.outputs):
+                    k = max([k, *window_vars(t)])
+            self._compiled = {"moves": by_src, "finals": fin, "lookback": k, "terms": {}}
         return self._compiled
 
     def _fn(self, t: z3.ExprRef):
-        terms = self._compile()["terms"]
-        hit = terms.get(t.get_id())
-        if hit is None or not hit[0].eq(t):
-            hit = (t, compile_term(t))  # t kept: its id is not reused
-            terms[t.get_id()] = hit
-        return hit[1]
+        return compile_term(t, self._compile()["terms"])
 
     def run(self, values: list[int]) -> list[int] | None:
         """The output on ``values``, or None when no transition is enabled (the input is

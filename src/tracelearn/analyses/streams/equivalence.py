@@ -33,7 +33,7 @@ from .windows import at_position, output_difference, path_input, solve_input, so
 from ...semantics.clauses import conjuncts
 from ...semantics.solving import remaining_ms
 from ...semantics.strategies.bigstep import Boundary, StepExplorer, SymStep
-from ...z3dag import all_of, any_of
+from ...z3dag import all_of, any_of, holds
 
 
 @dataclass
@@ -87,6 +87,7 @@ class EquivalenceChecker:
     stats: EquivalenceResult = field(default_factory=lambda: EquivalenceResult("unknown"))
     _places: dict = field(default_factory=dict, repr=False)  # term id -> (term, window places)
     _shifted: dict = field(default_factory=dict, repr=False)  # (term id, k) -> (term, moved back or None)
+    _split: dict = field(default_factory=dict, repr=False)  # term id -> (term, its conjuncts)
 
     def check(self, conj: Transducer) -> EquivalenceResult:
         t0 = time.perf_counter()
@@ -164,7 +165,7 @@ class EquivalenceChecker:
                     # only what the future can read: the places the filter's state holds,
                     # and those the conjecture reads from here on (a boundary of a state
                     # that forgets the window is then one boundary, not one per path in)
-                    window = self._shift(cond, min(self.explorer.k, max(st.next.reads | {need[m.dst]})))
+                    window = self._shift((st.cond, en), min(self.explorer.k, max(st.next.reads | {need[m.dst]})))
                     there = (st.next.key, m.dst)
                     key = (*there, tuple(c.sexpr() for c in window))
                     if key in seen:
@@ -260,17 +261,27 @@ class EquivalenceChecker:
                     todo.append(m.dst)
         return False
 
-    def _shift(self, cond: z3.BoolRef, k: int) -> tuple[z3.BoolRef, ...]:
-        """What ``cond`` (over a step's ``w0..wk``) says of the window at the next
-        boundary: each conjunct moved back one place (``wj`` becomes ``w(j+1)``), those
-        that would reach past ``wk`` dropped (a weaker fact, still true on the path); a
-        disjunction (a joined node's window) moved back disjunct by disjunct."""
+    def _shift(self, conds: tuple[z3.BoolRef, ...], k: int) -> tuple[z3.BoolRef, ...]:
+        """What the conjunction of ``conds`` (over a step's ``w0..wk``) says of the window
+        at the next boundary: each conjunct moved back one place (``wj`` becomes
+        ``w(j+1)``), those that would reach past ``wk`` dropped (a weaker fact, still true
+        on the path); a disjunction (a joined node's window) moved back disjunct by
+        disjunct."""
         out: dict[str, z3.BoolRef] = {}
-        for c in _conjuncts(cond):
-            moved = self._moved_back(c, k)
-            if moved is not None:
-                out[moved[0]] = moved[1]
+        for cond in conds:
+            for c in self._conjuncts_of(cond):
+                moved = self._moved_back(c, k)
+                if moved is not None:
+                    out[moved[0]] = moved[1]
         return tuple(out[x] for x in sorted(out))
+
+    def _conjuncts_of(self, t: z3.BoolRef) -> list[z3.BoolRef]:
+        """(A step's condition is split once, not once per conjecture move with it.)"""
+        hit = self._split.get(t.get_id())
+        if hit is None:
+            hit = (t, _conjuncts(t))  # the term is kept: its id is not reused
+            self._split[t.get_id()] = hit
+        return hit[1]
 
     def _moved_back(self, c: z3.BoolRef, k: int) -> tuple[str, z3.BoolRef] | None:
         """One conjunct moved back (None: nothing of it is left). A step's conjuncts
@@ -387,7 +398,7 @@ class _StepSolver:
             model = self._check(any_of([conds[i] for i in left]), True)
             if model is None:
                 break
-            hit = [i for i in left if z3.is_true(model.eval(conds[i], model_completion=True))]
+            hit = [i for i in left if holds(model, [conds[i]])]
             if not hit:  # pragma: no cover - a model of the disjunction makes one true
                 hit = [i for i in left if self.sat(conds[i])]
                 left = []

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import z3
 
-from ...bvterm import Fn, Undefined, compile_term
+from ...bvterm import Cache, Fn, Undefined, compile_term
 from ...z3dag import names as term_names, substitute
 from .bigstep import BigStep, Boundary, FilterError, LookbackExceeded, StepExplorer, StreamRun, SymStep, simp
 
@@ -54,6 +54,7 @@ class StepWalker:
         self._places: dict[int, tuple[z3.ExprRef, frozenset[int]]] = {}  # term id -> (term, places it reads)
         # term id -> (term, its closure; None: outside the compiled fragment, z3 evaluates it)
         self._fns: dict[int, tuple[z3.ExprRef, Fn | None]] = {}
+        self._compiled: Cache = {}  # the subterms compiled (the steps' conditions share most)
         self._big: dict[int, tuple[SymStep, BigStep]] = {}  # the run's step of each explored step
         # boundary key -> its steps, the places their conditions read, and the chosen
         # step per window (the values at those places)
@@ -160,7 +161,7 @@ class StepWalker:
         hit = self._fns.get(t.get_id())
         if hit is None or not hit[0].eq(t):
             try:
-                fn: Fn | None = compile_term(t)
+                fn: Fn | None = compile_term(t, self._compiled)
             except ValueError:
                 fn = None
             hit = (t, fn)  # t kept: its id is not reused
