@@ -84,7 +84,6 @@ class EquivalenceChecker:
     max_boundaries: int = 2000
     max_depth: int | None = None  # None: unbounded
     deadline: float | None = None
-    stats: EquivalenceResult = field(default_factory=lambda: EquivalenceResult("unknown"))
     _places: dict = field(default_factory=dict, repr=False)  # term id -> (term, window places)
     _shifted: dict = field(default_factory=dict, repr=False)  # (term id, k) -> (term, moved back or None)
     _split: dict = field(default_factory=dict, repr=False)  # term id -> (term, its conjuncts)
