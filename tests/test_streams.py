@@ -304,6 +304,12 @@ def test_learning_walks_and_falls_back_to_concolic_runs_where_a_walk_cannot_answ
     r, path = _learn("diff.c", "keep_first", lookback=0)
     st = r.stats()
     assert st["runs_route"] == "concolic" and "holds the element" in st["walk_failed"]
+    # the failed walk's work is counted in the totals, and said apart
+    spent = st["walk_spent"]
+    assert spent["runs"] >= 1 and spent["membership_queries"] >= spent["runs"]
+    assert st["runs"] == r.teacher.stats.runs + spent["runs"]
+    assert st["solver_calls"] == (st["solver_calls_learning"] + st["solver_calls_equivalence"]
+                                  + st["solver_calls_exploration"] + spent["solver_calls"])
     assert not r.complete and "lookback" in r.reason
     _agree(path, "keep_first", r.transducer, count=40)[0].close()
 

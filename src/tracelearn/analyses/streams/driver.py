@@ -76,6 +76,7 @@ class LearnResult:
     table: SymbolicTable | None = None
     route: str = ""  # how the table's runs were answered: "walk" (explored steps) or "concolic"
     walk_failed: str = ""  # why the walk gave way to concolic runs
+    walk_spent: dict[str, int] = field(default_factory=dict)  # the queries and calls of that walk
     explorers: dict[int, StepExplorer] = field(default_factory=dict)  # the walk's and the oracle's, by window
 
     def reset(self) -> None:
@@ -91,10 +92,13 @@ class LearnResult:
         w = self.teacher.runner if self.teacher is not None and isinstance(self.teacher.runner, StepWalker) else None
         # path feasibility checks while exploring big steps (the walk's and the oracle's)
         explored = sum(x.sem.target.calls for x in self.explorers.values())
+        # the totals include a failed walk's work (the breakdowns are the final route's)
+        spent = self.walk_spent
         return {
-            "membership_queries": t.membership if t else 0,
-            "runs": t.runs if t else 0,
-            "solver_calls": (t.solver_calls if t else 0) + sum(e.solver_calls for e in eqs) + explored,
+            "membership_queries": (t.membership if t else 0) + spent.get("membership_queries", 0),
+            "runs": (t.runs if t else 0) + spent.get("runs", 0),
+            "solver_calls": ((t.solver_calls if t else 0) + sum(e.solver_calls for e in eqs) + explored
+                             + spent.get("solver_calls", 0)),
             "solver_calls_learning": t.solver_calls if t else 0,
             "solver_calls_equivalence": sum(e.solver_calls for e in eqs),
             "equivalence_queries": len(eqs),
@@ -103,6 +107,7 @@ class LearnResult:
             "symbolic_steps": sum(e.steps for e in eqs),
             "runs_route": self.route,
             "walk_failed": self.walk_failed,
+            "walk_spent": dict(spent),
             "walked_boundaries": w.boundaries if w is not None else 0,
             "solver_calls_exploration": explored,
             "table_rows": tab.rows if tab else 0,
@@ -123,8 +128,10 @@ def learn(program: Program, opts: LearnOptions, progress: Callable[[str], None] 
     try:
         return _learn(program, opts, progress, res, t0, walk=True)
     except WalkFailed as e:
+        spent = res.stats()
         res.reset()
         res.walk_failed = str(e)
+        res.walk_spent = {k: spent[k] for k in ("membership_queries", "runs", "solver_calls")}
         return _learn(program, opts, progress, res, t0, walk=False)
 
 
