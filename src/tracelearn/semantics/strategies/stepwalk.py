@@ -150,8 +150,8 @@ class StepWalker:
         return places
 
     # A condition or output is evaluated by its compiled closure (the walk's inner loop:
-    # z3's substitute and simplify per step per element cost base64_encode's learning a
-    # quarter of its time); what the closure cannot take, z3 evaluates.
+    # a z3 substitute and simplify per step tried, through the Python API, cost more
+    # than the evaluation); what the closure cannot take, z3 evaluates.
 
     def _env(self, window: dict[int, int]) -> dict[str, int | None]:
         mask = (1 << self.element.bits) - 1
