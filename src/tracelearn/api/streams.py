@@ -11,12 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..analyses.streams.cgen import pipeline_source, transducer_filter
+from ..analyses.streams.cgen import array_source, pipeline_source, transducer_filter
 from ..analyses.streams.driver import LearnOptions, LearnResult, learn
 from ..analyses.streams.properties import compare, identity
 from ..analyses.streams.replay import FilterReplay
 from ..analyses.streams.teacher import constants_of
-from ..errors import OptionError
+from ..errors import OptionError, TracelearnError
 from ..frontend.lower import DEFAULT_CHECKS, load_program
 from ..report.check_doc import SCHEMA_VERSION
 from ..report.filter_doc import filter_document
@@ -81,6 +81,17 @@ def learn_filter_file(file: str, *, function: str, lookback: int | None = None, 
                "max_boundaries": max_boundaries, "check": check, "seed": seed, "columns": columns,
                "compare": compare, "timeout": timeout}
     return FilterRun(filter_document(result, file, dm, options, differential), result)
+
+
+def array_code(run: FilterRun, name: str) -> str:
+    """The learned transducer as C on arrays: ``NAME_seq`` and the data-parallel
+    ``NAME_par(in, n, out, threads)`` (``cgen.array_source``). Only a proved transducer
+    is written: a conjecture's code would not be the filter's."""
+    t = run.result.transducer
+    if t is None or not run.result.complete:
+        raise TracelearnError(f"no C code written: the transducer is not proved equal to the filter "
+                              f"({run.result.reason or 'nothing learned'})")
+    return array_source(t, name)
 
 
 def learn_filter(file: str, **options) -> dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from ..api.options import positive, seconds
-from ..api.streams import learn_filter_file
+from ..api.streams import array_code, learn_filter_file
 from ..report.filter_doc import summary_text
 from ..report.jsonout import dumps as json_text
 from .outputs import preflight, write_output
@@ -54,6 +54,9 @@ def add_parser(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
     p.add_argument("--dot", metavar="FILE", help="write the transducer as DOT")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    p.add_argument("--array-c", metavar="FILE",
+                   help="write the proved transducer as C on arrays: FUNCTION_seq(in, n, out) and the data-parallel "
+                        "FUNCTION_par(in, n, out, threads) (compile with -pthread)")
     p.add_argument("--data-model", default="LP64", choices=["ILP32", "LP64", "ilp32", "lp64"],
                    help="integer and pointer widths (default LP64)")
     p.add_argument("-I", dest="include", action="append", metavar="DIR", help="add an include directory")
@@ -62,8 +65,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    for opt in ("dot", "html"):
-        preflight(getattr(args, opt), f"--{opt}", [args.file])
+    for opt in ("dot", "html", "array_c"):
+        preflight(getattr(args, opt), f"--{opt.replace('_', '-')}", [args.file])
     with Progress(enabled=not args.quiet) as progress:
         r = learn_filter_file(args.file, function=args.function, lookback=args.lookback, element=args.element,
                               max_depth=args.max_depth, max_boundaries=args.max_boundaries, check=args.check,
@@ -79,4 +82,6 @@ def run(args) -> int:
         from ..report.filter_html import filter_html
         write_output(args.html, filter_html(doc, t), "--html")
     print(json_text(doc) if args.json else summary_text(doc))
+    if args.array_c:
+        write_output(args.array_c, array_code(r, args.function), "--array-c")  # after the result: never lost
     return 0

@@ -297,3 +297,180 @@ def transducer_filter(t: Transducer, name: str) -> str:
     out += _finals_c(t, var, "tl_out")
     out += ["}", ""]
     return "\n".join(out)
+
+
+def array_source(t: Transducer, name: str) -> str:
+    """A C translation unit computing ``t`` on an array, sequentially and in parallel
+    (data-parallel code for a stateful filter):
+
+    - ``long NAME_capacity(long n)``: outputs at most, for ``n`` elements;
+    - ``long NAME_seq(const EL *in, long n, int *out)``: the outputs, their count;
+    - ``long NAME_par(const EL *in, long n, int *out, int threads)``: the same outputs.
+
+    In parallel, the input is cut into one chunk per thread. The first chunk runs from
+    the initial state. Every other chunk runs from every state at once (its window is
+    the input's, known), the runs in step, until all that are left are in one state;
+    from there one run goes on for all. Then the chunks are stitched in order: each
+    takes the run of the state the chunk before ended in. A filter whose runs meet
+    soon (an escaper forgets its state at most characters) costs little more than one
+    run per chunk; one whose runs never meet (base64's phase) costs one per state.
+    A transition missing stops the filter there (no final outputs), as the stream
+    filter does."""
+    k = t.lookback
+    var = {f"w{j}": f"__p_w{j}" for j in range(k + 1)}
+    el = {8: "signed char", 16: "short", 32: "int"}[t.bits]
+    most = max([len(m.outputs) for m in t.moves] + [1])
+    fmost = max([len(f.outputs) for f in t.finals] + [0])
+    q = t.states
+
+    def window(pos: str, at_end: bool) -> list[str]:
+        # after element i the filter holds min(i + 1, k + 1) elements; at the end one more
+        lines = [f"    int __p_def = {pos} + 1 < {k + 1} ? (int)({pos} + 1) : {k + 1};"]
+        lines.append(f"    int __p_w0 = {'0' if at_end else f'in[{pos}]'};")
+        lines += [f"    int __p_w{j} = {pos} >= {j} ? in[{pos} - {j}] : 0;" for j in range(1, k + 1)]
+        lines += [f"    (void)__p_w{j};" for j in range(k + 1)] + ["    (void)__p_def;"]
+        return lines
+
+    out = [f"/* tracelearn: the transducer of {name} on arrays, sequential and parallel (generated) */",
+           "#include <pthread.h>", "#include <stdlib.h>", "#include <string.h>", "",
+           f"#define __P_Q {q}", f"#define __P_MOST {most}", "#define __P_EMIT(v) (o[(*no)++] = (v))", "",
+           f"static int __p_step(int __p_q, const {el} *in, long i, int *o, long *no) {{"]
+    out += window("i", False)
+    out += _moves_c(t, var, "__P_EMIT", "return __p_q", "    ")
+    out += ["    return -1;  /* no transition: outside the transducer's domain */", "}", "",
+            f"static void __p_final(int __p_q, const {el} *in, long n, int *o, long *no) {{"]
+    out += window("n", True)
+    out += _finals_c(t, var, "__P_EMIT")
+    out += ["}", ""]
+    initial = "".join(f"    __P_EMIT({v});\n" for v in t.initial_output)
+    runtime = (_ARRAY_RUNTIME.replace("@NAME@", name).replace("@EL@", el).replace("@INIT@", str(t.initial))
+               .replace("@CAP0@", str(len(t.initial_output) + fmost)).replace("@INITIAL@\n", initial))
+    return "\n".join(out) + runtime
+
+
+_ARRAY_RUNTIME = r"""
+long @NAME@_capacity(long n) { return @CAP0@ + __P_MOST * n; }
+
+long @NAME@_seq(const @EL@ *in, long n, int *out) {
+    long __n = 0, *no = &__n;
+    int *o = out, s = @INIT@;
+@INITIAL@
+    for (long i = 0; i < n; i++)
+        if ((s = __p_step(s, in, i, o, no)) < 0)
+            return __n;
+    __p_final(s, in, n, o, no);
+    return __n;
+}
+
+struct __p_chunk {
+    const @EL@ *in;
+    long lo, hi;
+    int first;                     /* the first chunk: from the initial state only */
+    int end[__P_Q], joined[__P_Q]; /* per start state: the state at hi (-1: stopped), whether it met the others */
+    int *pre[__P_Q];               /* per start state: its outputs before the runs met */
+    long npre[__P_Q], cap[__P_Q];
+    int *rest;                     /* the outputs of the one run after they met */
+    long nrest;
+    int *dest;                     /* where rest goes (0: a buffer of its own) */
+};
+
+static void *__p_work(void *arg) {
+    struct __p_chunk *c = arg;
+    int cur[__P_Q], one = -1, same = 1;
+    long i = c->lo;
+    for (int s = 0; s < __P_Q; s++) {
+        cur[s] = c->first && s != @INIT@ ? -1 : s;
+        c->npre[s] = c->cap[s] = 0;
+        c->pre[s] = 0;
+        c->joined[s] = 0;
+    }
+    for (;;) {  /* the runs from every state, in step, until those left are in one state */
+        same = 1;
+        one = -1;
+        for (int s = 0; s < __P_Q; s++)
+            if (cur[s] >= 0) {
+                if (one < 0)
+                    one = cur[s];
+                else if (cur[s] != one) {
+                    same = 0;
+                    break;
+                }
+            }
+        if (same || i >= c->hi)
+            break;
+        for (int s = 0; s < __P_Q; s++) {
+            if (cur[s] < 0)
+                continue;
+            if (c->npre[s] + __P_MOST > c->cap[s]) {
+                c->cap[s] = 2 * c->cap[s] + 64 * __P_MOST;
+                c->pre[s] = realloc(c->pre[s], sizeof(int) * c->cap[s]);
+            }
+            cur[s] = __p_step(cur[s], c->in, i, c->pre[s], &c->npre[s]);
+        }
+        i++;
+    }
+    c->nrest = 0;
+    c->rest = c->dest;
+    if (!same || one < 0) {  /* the chunk ended before the runs met, or all stopped */
+        for (int s = 0; s < __P_Q; s++)
+            c->end[s] = cur[s];
+        return 0;
+    }
+    if (!c->rest)
+        c->rest = malloc(sizeof(int) * (__P_MOST * (c->hi - i) + 1));
+    int q = one;
+    for (; i < c->hi && q >= 0; i++)
+        q = __p_step(q, c->in, i, c->rest, &c->nrest);
+    for (int s = 0; s < __P_Q; s++) {
+        c->joined[s] = cur[s] >= 0;
+        c->end[s] = cur[s] >= 0 ? q : -1;
+    }
+    return 0;
+}
+
+long @NAME@_par(const @EL@ *in, long n, int *out, int threads) {
+    if (threads < 2 || n < 2 * threads)
+        return @NAME@_seq(in, n, out);
+    struct __p_chunk *cs = calloc(threads, sizeof *cs);
+    pthread_t *ts = calloc(threads, sizeof *ts);
+    long __n = 0, *no = &__n;
+    int *o = out, s = @INIT@;
+@INITIAL@
+    for (int c = 0; c < threads; c++) {
+        cs[c].in = in;
+        cs[c].lo = n * c / threads;
+        cs[c].hi = n * (c + 1) / threads;
+        cs[c].first = c == 0;
+    }
+    cs[0].dest = out + __n;  /* one run from the initial state: written in place */
+    for (int c = 1; c < threads; c++)
+        if (pthread_create(&ts[c], 0, __p_work, &cs[c]))
+            __p_work(&cs[c]);  /* no thread: here */
+    __p_work(&cs[0]);
+    for (int c = 1; c < threads; c++)
+        pthread_join(ts[c], 0);
+    __n += cs[0].nrest;
+    s = cs[0].end[s];
+    for (int c = 1; c < threads && s >= 0; c++) {  /* stitched: the run of the state the chunk before ended in */
+        if (cs[c].npre[s])
+            memcpy(out + __n, cs[c].pre[s], sizeof(int) * cs[c].npre[s]);
+        __n += cs[c].npre[s];
+        if (cs[c].joined[s]) {
+            memcpy(out + __n, cs[c].rest, sizeof(int) * cs[c].nrest);
+            __n += cs[c].nrest;
+        }
+        s = cs[c].end[s];
+    }
+    if (s >= 0)
+        __p_final(s, in, n, o, no);
+    for (int c = 0; c < threads; c++) {
+        for (int q = 0; q < __P_Q; q++)
+            free(cs[c].pre[q]);
+        if (cs[c].rest != cs[c].dest)
+            free(cs[c].rest);
+    }
+    free(cs);
+    free(ts);
+    return __n;
+}
+"""
