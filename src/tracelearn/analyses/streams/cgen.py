@@ -323,21 +323,32 @@ def array_source(t: Transducer, name: str) -> str:
     fmost = max([len(f.outputs) for f in t.finals] + [0])
     q = t.states
 
-    def window(pos: str, at_end: bool) -> list[str]:
-        # after element i the filter holds min(i + 1, k + 1) elements; at the end one more
-        lines = [f"    int __p_def = {pos} + 1 < {k + 1} ? (int)({pos} + 1) : {k + 1};"]
-        lines.append(f"    int __p_w0 = {'0' if at_end else f'in[{pos}]'};")
-        lines += [f"    int __p_w{j} = {pos} >= {j} ? in[{pos} - {j}] : 0;" for j in range(1, k + 1)]
+    def window(pos: str, at_end: bool, full: bool = False) -> list[str]:
+        # after element i the filter holds min(i + 1, k + 1) elements; at the end one more;
+        # ``full``: at i >= k, where every place exists (gcc then drops the checks)
+        if full:
+            lines = [f"    const int __p_def = {k + 1};", f"    int __p_w0 = in[{pos}];"]
+            lines += [f"    int __p_w{j} = in[{pos} - {j}];" for j in range(1, k + 1)]
+        else:
+            lines = [f"    int __p_def = {pos} + 1 < {k + 1} ? (int)({pos} + 1) : {k + 1};"]
+            lines.append(f"    int __p_w0 = {'0' if at_end else f'in[{pos}]'};")
+            lines += [f"    int __p_w{j} = {pos} >= {j} ? in[{pos} - {j}] : 0;" for j in range(1, k + 1)]
         lines += [f"    (void)__p_w{j};" for j in range(k + 1)] + ["    (void)__p_def;"]
         return lines
 
     out = [f"/* tracelearn: the transducer of {name} on arrays, sequential and parallel (generated) */",
            "#include <pthread.h>", "#include <stdlib.h>", "#include <string.h>", "",
            f"#define __P_Q {q}", f"#define __P_MOST {most}", "#define __P_EMIT(v) (o[(*no)++] = (v))", "",
-           f"static int __p_step(int __p_q, const {el} *in, long i, int *o, long *no) {{"]
+           f"static inline int __p_step_start(int __p_q, const {el} *in, long i, int *o, long *no) {{"]
     out += window("i", False)
     out += _moves_c(t, var, "__P_EMIT", "return __p_q", "    ")
     out += ["    return -1;  /* no transition: outside the transducer's domain */", "}", "",
+            f"static inline int __p_step_full(int __p_q, const {el} *in, long i, int *o, long *no) {{"]
+    out += window("i", False, full=True)
+    out += _moves_c(t, var, "__P_EMIT", "return __p_q", "    ")
+    out += ["    return -1;", "}", "",
+            f"static inline int __p_step(int q, const {el} *in, long i, int *o, long *no) {{",
+            f"    return i >= {k} ? __p_step_full(q, in, i, o, no) : __p_step_start(q, in, i, o, no);", "}", "",
             f"static void __p_final(int __p_q, const {el} *in, long n, int *o, long *no) {{"]
     out += window("n", True)
     out += _finals_c(t, var, "__P_EMIT")
