@@ -6,6 +6,7 @@ from __future__ import annotations
 import z3
 
 from ...automata.transducer import Transducer, window_vars
+from ...bvterm import compile_term
 
 
 def run_harness(filter_file: str, function: str, bits: int) -> str:
@@ -259,6 +260,41 @@ def _moves_c(t: Transducer, var: dict[str, str], emit: str, leave: str, ind: str
     return out
 
 
+def _moves_table_c(t: Transducer, var: dict[str, str]) -> list[str]:
+    """One step of ``t`` (8-bit elements, every window place there): in a state whose
+    guards read only the element itself, a table of the 256 values gives the move (as
+    gcc makes a switch of the filter's own), else the guards in order."""
+    out = []
+    for q in range(t.states):
+        moves = t.out_of(q)
+        if not moves or any(window_vars(m.guard) - {0} for m in moves):
+            out += _state_chain(t, q, var)
+            continue
+        fns = [compile_term(m.guard) for m in moves]
+        row = []
+        for v in range(256):
+            hit = next((i for i, f in enumerate(fns) if f({"w0": v})), -1)
+            row.append(str(hit))
+        out.append(f"    if (__p_q == {q}) {{")
+        out.append(f"        static const signed char __p_t{q}[256] = {{{', '.join(row)}}};")
+        out.append(f"        switch (__p_t{q}[(unsigned char)__p_w0]) {{")
+        for i, m in enumerate(moves):
+            out.append(f"        case {i}:")
+            out += [f"            __P_EMIT({c_expr(o, var)});" for o in m.outputs]
+            out.append(f"            return {m.dst};")
+        out += ["        default:", "            return -1;", "        }", "    }"]
+    return out
+
+
+def _state_chain(t: Transducer, q: int, var: dict[str, str]) -> list[str]:
+    out = [f"    if (__p_q == {q}) {{"]
+    for m in t.out_of(q):
+        out.append(f"        if ({_enabled(m.guard, m.outputs, var)}) {{")
+        out += [f"            __P_EMIT({c_expr(o, var)});" for o in m.outputs]
+        out += [f"            return {m.dst};", "        }"]
+    return out + ["    }"]
+
+
 def _finals_c(t: Transducer, var: dict[str, str], emit: str) -> list[str]:
     """C for the end of the input: the first enabled final move of ``__p_q``."""
     out = []
@@ -345,7 +381,7 @@ def array_source(t: Transducer, name: str) -> str:
     out += ["    return -1;  /* no transition: outside the transducer's domain */", "}", "",
             f"static inline int __p_step_full(int __p_q, const {el} *in, long i, int *o, long *no) {{"]
     out += window("i", False, full=True)
-    out += _moves_c(t, var, "__P_EMIT", "return __p_q", "    ")
+    out += _moves_table_c(t, var) if t.bits == 8 else _moves_c(t, var, "__P_EMIT", "return __p_q", "    ")
     out += ["    return -1;", "}", "",
             f"static inline int __p_step(int q, const {el} *in, long i, int *o, long *no) {{",
             f"    return i >= {k} ? __p_step_full(q, in, i, o, no) : __p_step_start(q, in, i, o, no);", "}", "",
@@ -380,9 +416,8 @@ struct __p_chunk {
     int end[__P_Q], joined[__P_Q]; /* per start state: the state at hi (-1: stopped), whether it met the others */
     int *pre[__P_Q];               /* per start state: its outputs before the runs met */
     long npre[__P_Q], cap[__P_Q];
-    int *rest;                     /* the outputs of the one run after they met */
+    int *rest;                     /* the outputs of the one run after they met: in out, provisionally */
     long nrest;
-    int *dest;                     /* where rest goes (0: a buffer of its own) */
 };
 
 static void *__p_work(void *arg) {
@@ -421,14 +456,11 @@ static void *__p_work(void *arg) {
         i++;
     }
     c->nrest = 0;
-    c->rest = c->dest;
     if (!same || one < 0) {  /* the chunk ended before the runs met, or all stopped */
         for (int s = 0; s < __P_Q; s++)
             c->end[s] = cur[s];
         return 0;
     }
-    if (!c->rest)
-        c->rest = malloc(sizeof(int) * (__P_MOST * (c->hi - i) + 1));
     int q = one;
     for (; i < c->hi && q >= 0; i++)
         q = __p_step(q, c->in, i, c->rest, &c->nrest);
@@ -453,23 +485,28 @@ long @NAME@_par(const @EL@ *in, long n, int *out, int threads) {
         cs[c].hi = n * (c + 1) / threads;
         cs[c].first = c == 0;
     }
-    cs[0].dest = out + __n;  /* one run from the initial state: written in place */
+    /* Each chunk's one run writes into out at MOST outputs per element before it (the
+       chunks' places cannot overlap), then moves back to its place: the first chunk's is
+       its place already; a later one's differs by less than its own length. */
+    for (int c = 0; c < threads; c++)
+        cs[c].rest = out + __n + __P_MOST * cs[c].lo;
     for (int c = 1; c < threads; c++)
         if (pthread_create(&ts[c], 0, __p_work, &cs[c]))
             __p_work(&cs[c]);  /* no thread: here */
     __p_work(&cs[0]);
     for (int c = 1; c < threads; c++)
         pthread_join(ts[c], 0);
-    __n += cs[0].nrest;
+    __n += cs[0].nrest;  /* in place */
     s = cs[0].end[s];
     for (int c = 1; c < threads && s >= 0; c++) {  /* stitched: the run of the state the chunk before ended in */
+        long at = __n + cs[c].npre[s];
+        if (cs[c].joined[s]) {  /* first the run (its place may overlap where it was), then what came before */
+            memmove(out + at, cs[c].rest, sizeof(int) * cs[c].nrest);
+            at += cs[c].nrest;
+        }
         if (cs[c].npre[s])
             memcpy(out + __n, cs[c].pre[s], sizeof(int) * cs[c].npre[s]);
-        __n += cs[c].npre[s];
-        if (cs[c].joined[s]) {
-            memcpy(out + __n, cs[c].rest, sizeof(int) * cs[c].nrest);
-            __n += cs[c].nrest;
-        }
+        __n = at;
         s = cs[c].end[s];
     }
     if (s >= 0)
@@ -477,8 +514,6 @@ long @NAME@_par(const @EL@ *in, long n, int *out, int threads) {
     for (int c = 0; c < threads; c++) {
         for (int q = 0; q < __P_Q; q++)
             free(cs[c].pre[q]);
-        if (cs[c].rest != cs[c].dest)
-            free(cs[c].rest);
     }
     free(cs);
     free(ts);
