@@ -249,15 +249,17 @@ def pipeline_source(first: Transducer, second_file: str, second_function: str, n
 def _moves_c(t: Transducer, var: dict[str, str], emit: str, leave: str, ind: str) -> list[str]:
     """C for one step of ``t`` in state ``__p_q``: the enabled transition writes its
     outputs with ``emit``, moves, and ends the step with ``leave``."""
-    out = []
-    for q in range(t.states):
-        out.append(f"{ind}if (__p_q == {q}) {{")
-        for m in t.out_of(q):
-            out.append(f"{ind}    if ({_enabled(m.guard, m.outputs, var)}) {{")
-            out += [f"{ind}        {emit}({c_expr(o, var)});" for o in m.outputs]
-            out += [f"{ind}        __p_q = {m.dst};", f"{ind}        {leave};", f"{ind}    }}"]
-        out.append(f"{ind}}}")
-    return out
+    return [line for q in range(t.states) for line in _state_c(t, q, var, emit, leave, ind)]
+
+
+def _state_c(t: Transducer, q: int, var: dict[str, str], emit: str, leave: str, ind: str) -> list[str]:
+    """``_moves_c`` for state ``q``: its guards in order."""
+    out = [f"{ind}if (__p_q == {q}) {{"]
+    for m in t.out_of(q):
+        out.append(f"{ind}    if ({_enabled(m.guard, m.outputs, var)}) {{")
+        out += [f"{ind}        {emit}({c_expr(o, var)});" for o in m.outputs]
+        out += [f"{ind}        __p_q = {m.dst};", f"{ind}        {leave};", f"{ind}    }}"]
+    return out + [f"{ind}}}"]
 
 
 def _moves_table_c(t: Transducer, var: dict[str, str]) -> list[str]:
@@ -267,10 +269,14 @@ def _moves_table_c(t: Transducer, var: dict[str, str]) -> list[str]:
     out = []
     for q in range(t.states):
         moves = t.out_of(q)
-        if not moves or any(window_vars(m.guard) - {0} for m in moves):
-            out += _state_chain(t, q, var)
+        try:
+            fns = [compile_term(m.guard) for m in moves] if moves and not any(
+                window_vars(m.guard) - {0} for m in moves) else None
+        except ValueError:  # a guard outside the compiled fragment
+            fns = None
+        if fns is None:
+            out += _state_c(t, q, var, "__P_EMIT", "return __p_q", "    ")
             continue
-        fns = [compile_term(m.guard) for m in moves]
         row = []
         for v in range(256):
             hit = next((i for i, f in enumerate(fns) if f({"w0": v})), -1)
@@ -284,15 +290,6 @@ def _moves_table_c(t: Transducer, var: dict[str, str]) -> list[str]:
             out.append(f"            return {m.dst};")
         out += ["        default:", "            return -1;", "        }", "    }"]
     return out
-
-
-def _state_chain(t: Transducer, q: int, var: dict[str, str]) -> list[str]:
-    out = [f"    if (__p_q == {q}) {{"]
-    for m in t.out_of(q):
-        out.append(f"        if ({_enabled(m.guard, m.outputs, var)}) {{")
-        out += [f"            __P_EMIT({c_expr(o, var)});" for o in m.outputs]
-        out += [f"            return {m.dst};", "        }"]
-    return out + ["    }"]
 
 
 def _finals_c(t: Transducer, var: dict[str, str], emit: str) -> list[str]:
