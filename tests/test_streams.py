@@ -507,3 +507,16 @@ def test_array_c_is_written_for_a_proved_transducer_only(tmp_path, capsys):
     captured = capsys.readouterr()
     assert rc != 0 and not bad.exists() and "not proved equal" in captured.err
     assert '"complete": false' in captured.out  # the result is printed before the error
+
+
+def test_an_undecided_property_query_is_unknown_not_a_traceback(monkeypatch):
+    """The comparison of two learned transducers asks z3 directly; a query it leaves
+    undecided makes the answer unknown (holds null) with the reason."""
+    import tracelearn.analyses.streams.properties as props
+    from tracelearn.api.streams import filter_property
+
+    def undecided(f, res):
+        raise TimeoutError("the solver could not decide a query (canceled)")
+    monkeypatch.setattr(props, "_sat", undecided)
+    doc = filter_property("idempotent", str(STREAMS / "escape.c"), function="html_escape")
+    assert doc["holds"] is None and "could not decide" in doc["reason"]

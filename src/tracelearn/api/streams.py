@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..analyses.streams.cgen import array_source, pipeline_source, transducer_filter
 from ..analyses.streams.driver import LearnOptions, LearnResult, learn
-from ..analyses.streams.properties import compare, identity
+from ..analyses.streams.properties import Comparison, compare, identity
 from ..analyses.streams.replay import FilterReplay
 from ..analyses.streams.teacher import constants_of
 from ..errors import OptionError, TracelearnError
@@ -187,7 +187,10 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
             sides = ([function, with_function], [])
         if progress:
             progress("comparing the transducers")
-        cmp = compare(left, right)
+        try:
+            cmp = compare(left, right)
+        except TimeoutError as e:  # a query the solver left undecided: unknown, never a guess
+            cmp = Comparison("unknown", reason=str(e))
     finally:
         work.cleanup()
     complete = all(m["complete"] for m in models)
