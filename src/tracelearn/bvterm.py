@@ -13,6 +13,8 @@ from typing import Callable
 
 import z3
 
+from .z3dag import names
+
 
 class Undefined(Exception):
     """A window variable before the stream's start was read."""
@@ -27,6 +29,12 @@ def _signed(v: int, w: int) -> int:
 
 
 Cache = dict[int, tuple[z3.ExprRef, Fn]]
+
+
+def window_vars(t: z3.ExprRef) -> set[int]:
+    """The window places ``j`` of the ``w<j>`` a term reads (the one definition of the
+    naming: the step walk, the oracle and the transducers all ask it)."""
+    return {int(n[1:]) for n in names(t) if n.startswith("w") and n[1:].isdigit()}
 
 
 def compile_term(e: z3.ExprRef, cache: Cache | None = None) -> Fn:

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from ..z3dag import names
-from ..bvterm import Undefined, compile_term
+from ..bvterm import Undefined, compile_term, window_vars  # noqa: F401 - window_vars: the automata's name for it
 
 OUT_BITS = 32
 
@@ -193,11 +192,6 @@ class Transducer:
 
 def _esc(s: str) -> str:
     return s.replace("\\", "\\\\").replace('"', '\\"')
-
-
-def window_vars(t: z3.ExprRef) -> set[int]:
-    """The window places ``j`` of the ``w<j>`` a term reads."""
-    return {int(n[1:]) for n in names(t) if n.startswith("w") and n[1:].isdigit()}
 
 
 # -------------------------------------------------------------------- text

@@ -14,16 +14,14 @@ comparison of entries relies on it)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import z3
 
-from ...bvterm import Cache, Fn, Undefined, compile_term
-from ...z3dag import names as term_names, substitute
+from ...bvterm import Cache, Fn, Undefined, compile_term, window_vars
+from ...z3dag import substitute
 from .bigstep import BigStep, Boundary, FilterError, LookbackExceeded, StepExplorer, StreamRun, SymStep, simp
 
-_PLACE = re.compile(r"w(\d+)$")
 
 
 class StepsMissed(Exception):
@@ -145,7 +143,7 @@ class StepWalker:
         hit = self._places.get(t.get_id())
         if hit is not None and hit[0].eq(t):
             return hit[1]
-        places = frozenset(int(m.group(1)) for name in term_names(t) if (m := _PLACE.match(name)))
+        places = frozenset(window_vars(t))
         self._places[t.get_id()] = (t, places)  # t kept: its id is not reused
         return places
 
