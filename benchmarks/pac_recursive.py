@@ -39,34 +39,35 @@ from tracelearn.semantics.targets import PathTarget  # noqa: E402
 
 
 def one(job: tuple) -> dict:
-    path, learner, strategy, seed, timeout, start = job
+    path, learner, strategy, seed, timeout, start, max_decisions = job
     t0 = time.perf_counter()
     try:
         doc = pac_file(path, learner=learner, strategy=strategy, seed=seed, timeout=timeout, data_model="ILP32",
-                       start=start).doc
+                       start=start, max_decisions=max_decisions).doc
     except Exception as e:  # a crash is a row of the table, not the end of the run
         return {"verdict": "error", "reason": f"{type(e).__name__}: {e}", "time": time.perf_counter() - t0}
     s = doc["stats"]
     return {"verdict": doc["verdict"], "reason": doc["reason"],
             "found_by": (doc["witness"] or {}).get("found_by"), "mq": s["membership_queries"],
-            "mq_solver": s["membership_by_solver"], "eq": s["equivalence_queries"], "samples": s["samples"],
+            "mq_teacher": s["membership_by_solver"] + s["membership_by_prefixes"], "eq": s["equivalence_queries"],
+            "samples": s["samples"],
             "time": time.perf_counter() - t0, "t_mem": s["time"]["membership"], "t_sampling": s["time"]["sampling"],
             "states": doc["automaton_states"], "automaton": doc["automaton"] if doc["verdict"] == "pac-correct" else None}
 
 
 def sampler_hunt(job: tuple) -> dict:
     """Table 3: batches of 10 until a failing run, and one tester never restarted."""
-    path, seed, budget_s, start = job
+    path, seed, budget_s, start, bound = job
     program = assertions_as_branches(copy_program(load_program(path, "ILP32", checks=PAC_KINDS | DEFAULT_CHECKS)),
                                      PAC_KINDS)
     alphabet = DecisionAlphabet.of(program)
 
     def explorer() -> PathExplorer:
         return PathExplorer(SymbolicSemantics(program, SemanticsOptions(), PathTarget()),
-                            PathOptions(max_decisions=1001, split_conditions=False))
+                            PathOptions(max_decisions=bound + 1, split_conditions=False))
     out: dict = {}
     for mode in ("restart", "never"):
-        s = ConcolicSampler(program, alphabet, explorer, "rbs", 10, 1000, seed, PAC_KINDS, start)
+        s = ConcolicSampler(program, alphabet, explorer, "rbs", 10, bound, seed, PAC_KINDS, start)
         t0 = time.perf_counter()
         found = None
         stream = s.stream(0) if mode == "never" else None
@@ -85,7 +86,7 @@ def cross_evaluate(job: tuple) -> dict:
     """Table 4: the share of fresh vectors a learned automaton accepts, for each
     sampler: `batches` batches of 10 (restarted, indices no learning used) and one
     tester never restarted for `singles` vectors."""
-    path, automaton, seed, batches, singles, start = job
+    path, automaton, seed, batches, singles, start, bound = job
     program = assertions_as_branches(copy_program(load_program(path, "ILP32", checks=PAC_KINDS | DEFAULT_CHECKS)),
                                      PAC_KINDS)
     alphabet = DecisionAlphabet.of(program)
@@ -93,14 +94,14 @@ def cross_evaluate(job: tuple) -> dict:
 
     def explorer() -> PathExplorer:
         return PathExplorer(SymbolicSemantics(program, SemanticsOptions(), PathTarget()),
-                            PathOptions(max_decisions=1001, split_conditions=False, eager=False))
+                            PathOptions(max_decisions=bound + 1, split_conditions=False, eager=False))
 
     def ok(x) -> bool:
         return dfa.accepts("1" if b else "0" for b in x.vector)
 
     out = {}
     for st in ("rbs", "cds"):
-        s = ConcolicSampler(program, alphabet, explorer, st, 10, 1000, 10_000 + seed, PAC_KINDS, start)
+        s = ConcolicSampler(program, alphabet, explorer, st, 10, bound, 10_000 + seed, PAC_KINDS, start)
         vs = [x for i in range(batches) for x in s.batch(1_000_000 + i)]
         stream = s.stream(2_000_000)
         one_run = [next(stream) for _ in range(singles)]
@@ -117,6 +118,8 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--start", choices=STARTS, default="zero",
                         help="where the concolic testers' inputs start (tracelearn pac --start)")
+    parser.add_argument("--max-decisions", type=int, default=1000,
+                        help="decisions of a sampled run kept (tracelearn pac --max-decisions)")
     parser.add_argument("--tables", default="1,2,3")
     parser.add_argument("--only", default="")
     parser.add_argument("--eval-batches", type=int, default=100, help="Table 4: fresh batches per sampler")
@@ -133,7 +136,7 @@ def main() -> int:
     configs = [(lrn, "rbs") for lrn in args.learners.split(",")] if "1" in tables else []
     if "2" in tables or "4" in tables:
         configs += [c for c in [("kv", "rbs"), ("kv", "cds")] if c not in configs]
-    jobs = [(str(folder / f"{r['name']}.c"), lrn, st, seed, args.timeout, args.start)
+    jobs = [(str(folder / f"{r['name']}.c"), lrn, st, seed, args.timeout, args.start, args.max_decisions)
             for lrn, st in configs for seed in range(args.runs) for r in rows]
     with ProcessPoolExecutor(args.jobs) as pool:
         results = []
@@ -150,12 +153,12 @@ def main() -> int:
 
     def summary(rs: list) -> dict:
         c = {"verified": 0, "bugs": 0, "by_bad": 0, "by_sampling": 0, "fp": 0, "fn": 0, "unknown": 0,
-             "mq": 0, "eq": 0, "time": 0.0, "t_mem": 0.0, "samples": 0, "t_sampling": 0.0}
+             "mq": 0, "mq_teacher": 0, "eq": 0, "time": 0.0, "t_mem": 0.0, "samples": 0, "t_sampling": 0.0}
         for path, r in rs:
             exp = expected[path]
             v = r["verdict"]
             c["time"] += r["time"]
-            for k in ("mq", "eq", "t_mem", "samples", "t_sampling"):
+            for k in ("mq", "mq_teacher", "eq", "t_mem", "samples", "t_sampling"):
                 c[k] += r.get(k, 0) or 0
             if v == "pac-correct":
                 c["verified" if exp == "true" else "fn"] += 1
@@ -183,6 +186,7 @@ def main() -> int:
                  ["False negatives"] + [fmt(sums[x]["fn"]) for x in names],
                  ["Unknown / timeout"] + [fmt(sums[x]["unknown"]) for x in names],
                  ["# of Mem queries"] + [fmt(sums[x]["mq"]) for x in names],
+                 ["  past the learner's cache"] + [fmt(sums[x]["mq_teacher"]) for x in names],
                  ["# of Equ queries"] + [fmt(sums[x]["eq"]) for x in names],
                  ["Total time [s]"] + [f"{sums[x]['time'] / n:.0f}" for x in names],
                  ["Mem queries time"] + [f"{100 * sums[x]['t_mem'] / max(sums[x]['time'], 1e-9):.0f}%" for x in names]]
@@ -195,6 +199,7 @@ def main() -> int:
         lines = [[k] + [fmt(sums[s][key]) for s in ("rbs", "cds")] for k, key in
                  [("Verified", "verified"), ("Bug found", "bugs"), ("False positives", "fp"),
                   ("False negatives", "fn"), ("Unknown / timeout", "unknown"), ("# of Mem queries", "mq"),
+                  ("  past the learner's cache", "mq_teacher"),
                   ("# of Equ queries", "eq")]]
         lines.append(["Total time [s]"] + [f"{sums[s]['time'] / n:.0f}" for s in ("rbs", "cds")])
         lines.append(["Time for one sample [s]"] + [f"{sums[s]['t_sampling'] / max(sums[s]['samples'], 1):.4f}"
@@ -212,7 +217,8 @@ def main() -> int:
         with ProcessPoolExecutor(args.jobs) as pool:
             evals = []
             for (p, st), e in zip(keys, pool.map(cross_evaluate, [(p, firsts[(p, st)]["automaton"], 0,
-                                                                  args.eval_batches, args.eval_singles, args.start)
+                                                                  args.eval_batches, args.eval_singles, args.start,
+                                                                  args.max_decisions)
                                                                  for p, st in keys])):
                 print(f"Table 4: {Path(p).stem} learned with {st}: {e}", file=sys.stderr, flush=True)
                 evals.append(e)
@@ -226,7 +232,8 @@ def main() -> int:
         print()
     if "3" in tables:
         bugs = [r for r in rows if r["expected_verdict"] == "false"]
-        hunt_jobs = [(str(folder / f"{r['name']}.c"), seed, args.timeout, args.start) for r in bugs
+        hunt_jobs = [(str(folder / f"{r['name']}.c"), seed, args.timeout, args.start, args.max_decisions)
+                     for r in bugs
                      for seed in range(n)]
         with ProcessPoolExecutor(args.jobs) as pool:
             hunts = list(pool.map(sampler_hunt, hunt_jobs))

@@ -9,7 +9,7 @@ import z3
 from hypothesis import given, settings, strategies as st
 
 from tracelearn.semantics.bv2int import BvToInt
-from tracelearn.semantics.linear import LinearRelaxation
+from tracelearn.semantics.linear import SMALL, LinearRelaxation
 from tracelearn.semantics.targets import PathTarget
 
 X, Y, Z = (z3.BitVec(n, 32) for n in "xyz")
@@ -89,3 +89,24 @@ def test_a_narrowing_cast_counts_as_a_wrap_around():
     assert LinearRelaxation().solve([b == 5, X > 100])[0] == z3.unsat
     answer, model = LinearRelaxation().solve([b == 5, X > 0])
     assert answer == z3.sat and model.eval(X).as_signed_long() == 5
+
+
+def test_a_flip_the_integers_solve_never_reaches_the_bit_vector_solver():
+    # The sampler's flips are read over the integers first, as CREST's were: a solution
+    # that holds on the bit vectors answers, and the path is never bit-blasted
+    t = PathTarget(None, rlimit=5_000_000)
+    for c in (X * 3 + Y * 5 == 101, X > 0, Y > 0, X < Y):
+        t.constrain(c)
+    assert t.check() == z3.sat and t.linear.solutions == 1
+    assert len(t.solver.assertions()) == 0
+    m = t.model()
+    assert all(z3.is_true(m.eval(c, model_completion=True)) for c in t.eq.constraints)
+
+
+def test_small_values_are_tried_first_and_large_ones_still_found():
+    answer, model = LinearRelaxation().solve([X > 7, Y != X])
+    assert answer == z3.sat and 7 < model.eval(X).as_signed_long() <= SMALL
+    assert -SMALL <= model.eval(Y).as_signed_long() <= SMALL
+    answer, model = LinearRelaxation().solve([X > 100_000, X + Y == 5])
+    assert answer == z3.sat and model.eval(X).as_signed_long() > 100_000
+    assert model.eval(X + Y).as_signed_long() == 5

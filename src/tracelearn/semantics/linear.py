@@ -3,14 +3,15 @@
 For sums, differences and constant multiples of bit-vector values, compared signed or
 unsigned, this reading means the same as the bit vectors as long as no term wraps
 around; every sum, difference, product and narrowing cast (an extraction) is held in
-its range, so a solution is a bit-vector model too (checked by evaluation). When the reading is unsatisfiable, every
-bit-vector model wraps somewhere. The PAC sampler's path target asks it of a flip that
-the bit-vector solver could not decide on a fiftieth of its budget: refuted, the flip
-gets no more effort. Euclid's subtraction chains are an example: z3 could not decide 33 of
-gcd's flips in 0.7 s each, and the integer reading refuted each of them in 0.02-0.05 s.
-The exact translation (``bv2int``, with its wrap-arounds) did not decide them in 5 s
-either. CREST solved its flips over the integers with Yices. A refutation here proves
-nothing about the bit-vector query: it only decides how much effort that query gets.
+its range, so a solution is a bit-vector model too (checked by evaluation). When the
+reading is unsatisfiable, every bit-vector model wraps somewhere.
+
+The PAC sampler's path target asks it of every flip before the bit vectors, as CREST
+solved its flips over the integers (with Yices): solved, the flip needs no
+bit-blasting of its path (on Euclid's subtraction chains that was most of a sample's
+cost); refuted, the bit vectors get a fiftieth of their budget and, undecided then, no
+more. A refutation here proves nothing about the bit-vector query: it only decides how
+much effort that query gets. Small values are tried first, as the tester's zero start.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ..z3dag import applications, constants, holds
 from .bv2int import BvToInt, Untranslatable
 from .solving import check_sat
 
+SMALL = 255  # values tried first lie in [-SMALL, SMALL]
 MAX_TERMS = 200_000  # readings kept (then the translator starts afresh)
 # the operators whose relaxed reading can leave the range (an extraction: a cast to a
 # narrower type, read as the value itself)
@@ -40,8 +42,9 @@ class LinearRelaxation:
     refuted: int = 0
     solutions: int = 0  # solutions that are bit-vector models too
     _tr: BvToInt | None = field(default=None, repr=False)
-    # formula id -> (the formula, kept alive; its sums, differences and products)
-    _terms: dict[int, tuple[z3.ExprRef, tuple[z3.ExprRef, ...]]] = field(default_factory=dict, repr=False)
+    # formula id -> (the formula, kept alive; its reading with its ranges; its variables)
+    _read: dict[int, tuple[z3.BoolRef, z3.BoolRef, tuple[z3.ExprRef, ...]]] = field(default_factory=dict,
+                                                                                    repr=False)
 
     def solve(self, formulas: list[z3.BoolRef], deadline: float | None = None
               ) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
@@ -54,22 +57,21 @@ class LinearRelaxation:
         ctx = formulas[0].ctx
         if self._tr is None or self._tr.ctx is not ctx or len(self._tr.cache) > MAX_TERMS:
             self._tr = BvToInt(ctx, relaxed=True)
-            self._terms.clear()
+            self._read.clear()
         try:
-            read = [self._tr.term(f) for f in formulas]
+            readings = [self._reading(f) for f in formulas]
         except (Untranslatable, RecursionError):
             return z3.unknown, None
         s = z3.Solver(ctx=ctx)
         s.set("rlimit", self.rlimit)
-        s.add(read)
-        variables = [c for c in constants(formulas) if z3.is_bv(c)]
-        # Every variable and every sum, difference, product, shift and extraction in its
-        # range: "nothing wraps", so that a solution is a bit-vector model too (without, the solver
-        # put gcd's inputs at the ends of their ranges, where 35*m - 69*n wraps)
-        for t in variables + self._arithmetic(formulas):
-            v, w = self._tr.term(t), t.size()
-            s.add(v >= -(1 << (w - 1)), v < (1 << (w - 1)))
-        r = check_sat(s, [], deadline)  # Ctrl-C and the time limit honoured
+        s.add([r for _, r, _ in readings])
+        variables = list({c.get_id(): c for _, _, cs in readings for c in cs}.values())
+        # Small values first, as a tester's zero start (short runs: cheap to sample and
+        # to learn); a question only larger ones answer gets any
+        small = [z3.And(self._tr.term(c) >= -SMALL, self._tr.term(c) <= SMALL) for c in variables]
+        r = check_sat(s, small, deadline) if small else z3.unknown  # Ctrl-C and the time limit honoured
+        if r != z3.sat:
+            r = check_sat(s, [], deadline)
         if r == z3.unsat:
             self.refuted += 1
         if r != z3.sat:
@@ -90,17 +92,24 @@ class LinearRelaxation:
         self.solutions += 1
         return r, model
 
-    def _arithmetic(self, formulas: list[z3.BoolRef]) -> list[z3.ExprRef]:
-        """The sums, differences, negations and products in ``formulas`` (found once per
-        formula: a sampler's paths share most of theirs)."""
-        out: dict[int, z3.ExprRef] = {}
-        for f in formulas:
-            key = f.get_id()
-            hit = self._terms.get(key)
-            if hit is None:
-                hit = (f, tuple(applications([f], _WRAPPING)))
-                self._terms[key] = hit
-            for t in hit[1]:
-                out.setdefault(t.get_id(), t)
-        return list(out.values())
-
+    def _reading(self, f: z3.BoolRef) -> tuple[z3.BoolRef, z3.BoolRef, tuple[z3.ExprRef, ...]]:
+        """``f`` read over the integers, with every variable and every sum, difference,
+        product, shift and extraction in it held in its range ("nothing wraps": a
+        solution is then a bit-vector model too; without, the solver put gcd's inputs at
+        the ends of their ranges, where 35*m - 69*n wraps), and its bit-vector
+        variables. Built once per formula: a sampler's paths share most of theirs, and
+        building the ranges anew for every question cost more than its answer."""
+        key = f.get_id()
+        hit = self._read.get(key)
+        if hit is None:
+            assert self._tr is not None
+            variables = tuple(c for c in constants([f]) if z3.is_bv(c))
+            parts = [self._tr.term(f)]
+            for t in variables + tuple(applications([f], _WRAPPING)):
+                v, w = self._tr.term(t), t.size()
+                parts += [v >= -(1 << (w - 1)), v < (1 << (w - 1))]
+            hit = (f, z3.And(parts), variables)
+            if len(self._read) >= MAX_TERMS:
+                self._read.clear()
+            self._read[key] = hit
+        return hit

@@ -99,8 +99,9 @@ class PathNode:
 # the frames below it and adds again at most this many nodes' constraints (a frame
 # per node made every question costly: z3's push is ~10x an assertion).
 FRAME_NODES = 32
-# A question with a resource budget gets 1/QUICK_SHARE of it first; undecided then, the
-# rest only when its linear integer reading has a solution (a hard question whose
+# A question with a resource budget is read over the integers first (``linear.py``);
+# left without a model there, it gets 1/QUICK_SHARE of the budget on the bit vectors,
+# and the rest only when the integer reading did not refute it (a hard question whose
 # every bit-vector model wraps around is rare where CREST's integer flips work)
 QUICK_SHARE = 50
 
@@ -118,7 +119,7 @@ class PathTarget:
         self.rlimit = rlimit
         if rlimit is not None:
             self.solver.set("rlimit", rlimit)
-        # With a budget, the integer reading of a question the first try leaves open
+        # With a budget, the integer reading, asked first
         self.linear = LinearRelaxation() if rlimit is not None else None
         self.nodes: list[PathNode] = [PathNode(None, 0)]  # the current path, root first
         self.calls = 0  # solver calls made through ``check``
@@ -257,7 +258,6 @@ class PathTarget:
             r = z3.sat
         else:
             self.calls += 1
-            self._sync()
             r, model = self._solve(list(assumptions or []))
             if r == z3.sat:
                 self._model = (node, len(node.constraints), model if model is not None else self.solver.model())
@@ -272,21 +272,24 @@ class PathTarget:
     def _solve(self, assumptions: list[z3.BoolRef]) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
         """The answer, and a model when it is not the solver's own."""
         if self.linear is None or self.rlimit is None:
+            self._sync()
             return check_sat(self.solver, assumptions, self.deadline), None
+        # With a budget (the sampler's flips), the integer reading first, as CREST's
+        # flips were solved: a solution that is a bit-vector model too spares the
+        # bit-blasting of the path, which arithmetic chains make the costly part
+        early, model = self.linear.solve(self.eq.constraints + assumptions, self.deadline)
+        if model is not None:
+            return z3.sat, model
+        self._sync()
         self.solver.set("rlimit", max(1, self.rlimit // QUICK_SHARE))
         try:
             r = check_sat(self.solver, assumptions, self.deadline)
         finally:
             self.solver.set("rlimit", self.rlimit)
-        if r != z3.unknown:
+        if r != z3.unknown or early == z3.unsat:
+            # Hard for the bit vectors and refuted over the integers: the question stays
+            # unknown (not unsat: a model may wrap around)
             return r, None
-        # Hard for the bit vectors: the integer reading decides what comes next. Refuted,
-        # the question stays unknown (not unsat: a model may wrap around)
-        answer, model = self.linear.solve(self.eq.constraints + assumptions, self.deadline)
-        if answer == z3.unsat:
-            return r, None
-        if model is not None:
-            return z3.sat, model
         return check_sat(self.solver, assumptions, self.deadline), None
 
     def model(self) -> z3.ModelRef:
