@@ -27,15 +27,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from common import benchmarks_dir, table  # noqa: E402
 
+from tracelearn.analyses.pac.driver import PacOptions, make_teacher  # noqa: E402
 from tracelearn.api.pac import PAC_KINDS, pac_file  # noqa: E402
 from tracelearn.automata.dfa import DFA  # noqa: E402
 from tracelearn.frontend.lower import DEFAULT_CHECKS, load_program  # noqa: E402
-from tracelearn.ir.decisions import DecisionAlphabet, assertions_as_branches  # noqa: E402
+from tracelearn.ir.decisions import assertions_as_branches  # noqa: E402
 from tracelearn.ir.transform import copy_program  # noqa: E402
 from tracelearn.semantics.strategies.concolic import STARTS, ConcolicSampler  # noqa: E402
-from tracelearn.semantics.strategies.path import PathExplorer, PathOptions  # noqa: E402
-from tracelearn.semantics.symbolic import SemanticsOptions, SymbolicSemantics  # noqa: E402
-from tracelearn.semantics.targets import PathTarget  # noqa: E402
 
 
 def one(job: tuple) -> dict:
@@ -55,19 +53,21 @@ def one(job: tuple) -> dict:
             "states": doc["automaton_states"], "automaton": doc["automaton"] if doc["verdict"] == "pac-correct" else None}
 
 
+def _sampler(path: str, strategy: str, seed: int, start: str, bound: int) -> ConcolicSampler:
+    """The sampler `tracelearn pac` draws its batches from (its explorer, flip budget and
+    integer reading), for the program at ``path``."""
+    program = assertions_as_branches(copy_program(load_program(path, "ILP32", checks=PAC_KINDS | DEFAULT_CHECKS)),
+                                     PAC_KINDS)
+    opt = PacOptions(strategy=strategy, seed=seed, start=start, max_decisions=bound, kinds=PAC_KINDS)
+    return make_teacher(program, PAC_KINDS, opt, None).sampler
+
+
 def sampler_hunt(job: tuple) -> dict:
     """Table 3: batches of 10 until a failing run, and one tester never restarted."""
     path, seed, budget_s, start, bound = job
-    program = assertions_as_branches(copy_program(load_program(path, "ILP32", checks=PAC_KINDS | DEFAULT_CHECKS)),
-                                     PAC_KINDS)
-    alphabet = DecisionAlphabet.of(program)
-
-    def explorer() -> PathExplorer:
-        return PathExplorer(SymbolicSemantics(program, SemanticsOptions(), PathTarget()),
-                            PathOptions(max_decisions=bound + 1, split_conditions=False))
     out: dict = {}
     for mode in ("restart", "never"):
-        s = ConcolicSampler(program, alphabet, explorer, "rbs", 10, bound, seed, PAC_KINDS, start)
+        s = _sampler(path, "rbs", seed, start, bound)
         t0 = time.perf_counter()
         found = None
         stream = s.stream(0) if mode == "never" else None
@@ -87,21 +87,14 @@ def cross_evaluate(job: tuple) -> dict:
     sampler: `batches` batches of 10 (restarted, indices no learning used) and one
     tester never restarted for `singles` vectors."""
     path, automaton, seed, batches, singles, start, bound = job
-    program = assertions_as_branches(copy_program(load_program(path, "ILP32", checks=PAC_KINDS | DEFAULT_CHECKS)),
-                                     PAC_KINDS)
-    alphabet = DecisionAlphabet.of(program)
     dfa = DFA.from_dict(automaton)
-
-    def explorer() -> PathExplorer:
-        return PathExplorer(SymbolicSemantics(program, SemanticsOptions(), PathTarget()),
-                            PathOptions(max_decisions=bound + 1, split_conditions=False, eager=False))
 
     def ok(x) -> bool:
         return dfa.accepts("1" if b else "0" for b in x.vector)
 
     out = {}
     for st in ("rbs", "cds"):
-        s = ConcolicSampler(program, alphabet, explorer, st, 10, bound, 10_000 + seed, PAC_KINDS, start)
+        s = _sampler(path, st, 10_000 + seed, start, bound)
         vs = [x for i in range(batches) for x in s.batch(1_000_000 + i)]
         stream = s.stream(2_000_000)
         one_run = [next(stream) for _ in range(singles)]

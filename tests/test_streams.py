@@ -413,15 +413,25 @@ def test_equivalent_filters_and_bad_property_options(capsys):
     assert code != 0 and "no --with" in capsys.readouterr().err
 
 
-def test_fused_filter_equals_the_pipeline(tmp_path, capsys):
+def test_fused_filter_equals_the_pipeline(tmp_path, capsys, monkeypatch):
     """fuse: the pipeline learned as one transducer, written as one C filter; that filter
-    (run in the interpreter, and learned again) equals the two filters chained."""
+    (run in the interpreter, and learned again) equals the two filters chained. Each of
+    the three programs is loaded once for all the inputs compared."""
+    import tracelearn.api.streams as streams_api
+    loaded = []
+
+    class Counted(FilterReplay):
+        def __init__(self, file, function, *args, **kw):
+            loaded.append(function)
+            super().__init__(file, function, *args, **kw)
+    monkeypatch.setattr(streams_api, "FilterReplay", Counted)
     out = tmp_path / "fused.c"
     code = main(["fuse", str(STREAMS / "diff.c"), "--function", "diff_encode", "--with", "sum_pairs",
                  "-o", str(out), "--check", "200", "--json", "--quiet"])
     import json
     doc = json.loads(capsys.readouterr().out)
     assert code == 0 and doc["complete"] and doc["differential"]["disagreement"] is None
+    assert doc["differential"]["inputs"] == 200 and sorted(loaded) == ["diff_encode", "fused", "sum_pairs"]
     again = learn(load_program(str(out), entry="fused"), LearnOptions("fused"))
     assert again.complete and again.transducer.states == doc["transducer"]["states"]
 

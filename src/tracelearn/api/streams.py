@@ -220,17 +220,38 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
                       "time": round(time.perf_counter() - t0, 4)}}
 
 
-def _run_chain(files: dict, chain: list[str], values: list[int], el: Element) -> list[int]:
+class _Chain:
     """The filters of ``chain`` run one after the other in the interpreter: the input
-    is of the element type, what a filter passes to the next is C's int (tl_out's)."""
-    cur = list(values)
-    for i, fn in enumerate(chain):
-        r = FilterReplay(files[fn], fn, el.bits if i == 0 else 32)
+    is of the element type, what a filter passes to the next is C's int (tl_out's).
+    Each filter's program is loaded once, for all the inputs run."""
+
+    def __init__(self, files: dict, chain: list[str], el: Element) -> None:
+        self.replays: list[FilterReplay] = []
         try:
+            for i, fn in enumerate(chain):
+                self.replays.append(FilterReplay(files[fn], fn, el.bits if i == 0 else 32))
+        except BaseException:
+            self.close()
+            raise
+
+    def run(self, values: list[int]) -> list[int]:
+        cur = list(values)
+        for r in self.replays:
             cur = r.interpret(cur)
-        finally:
+        return cur
+
+    def close(self) -> None:
+        for r in self.replays:
             r.close()
-    return cur
+
+
+def _run_chain(files: dict, chain: list[str], values: list[int], el: Element) -> list[int]:
+    """``values`` through the filters of ``chain`` (once)."""
+    c = _Chain(files, chain, el)
+    try:
+        return c.run(values)
+    finally:
+        c.close()
 
 
 def fuse_filters(file: str, *, function: str, with_function: str, with_file: str | None = None,
@@ -276,12 +297,15 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
             replay = FilterReplay(str(fused), name, el.bits)
             bad = None
             try:
-                files = {function: f_file, with_function: g_file}
-                for v in inputs:
-                    got, want = replay.interpret(v), _run_chain(files, [function, with_function], v, el)
-                    if got != want:
-                        bad = {"input": v, "pipeline_output": want, "fused_output": got}
-                        break
+                chain = _Chain({function: f_file, with_function: g_file}, [function, with_function], el)
+                try:
+                    for v in inputs:
+                        got, want = replay.interpret(v), chain.run(v)
+                        if got != want:
+                            bad = {"input": v, "pipeline_output": want, "fused_output": got}
+                            break
+                finally:
+                    chain.close()
             finally:
                 replay.close()
             differential = {"inputs": len(inputs), "engine": "interpreter", "disagreement": bad}
