@@ -530,3 +530,20 @@ def test_an_undecided_property_query_is_unknown_not_a_traceback(monkeypatch):
     monkeypatch.setattr(props, "_sat", undecided)
     doc = filter_property("idempotent", str(STREAMS / "escape.c"), function="html_escape")
     assert doc["holds"] is None and "could not decide" in doc["reason"]
+
+
+def test_a_transducer_document_reads_back_as_the_same_transducer():
+    """``Transducer.from_json`` inverts ``to_json``: the same document, the same outputs
+    on inputs drawn from the guards' constants, and the same C filter."""
+    from tracelearn.analyses.streams.cgen import transducer_filter
+    from tracelearn.automata.transducer import Transducer
+    for fn in ("html_escape", "diff_encode"):
+        src = "escape.c" if fn == "html_escape" else "diff.c"
+        t = learn(load_program(str(STREAMS / src), entry=fn), LearnOptions(fn)).transducer
+        back = Transducer.from_json(t.to_json())
+        assert back.to_json() == t.to_json()
+        assert transducer_filter(back, "f") == transducer_filter(t, "f")
+        rng = random.Random(3)
+        for _ in range(50):
+            v = [rng.choice([38, 60, 62, 34, 39, 0, 97, -1, 127]) for _ in range(rng.randint(0, 8))]
+            assert back.run(v) == t.run(v)

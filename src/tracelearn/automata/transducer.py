@@ -169,6 +169,26 @@ class Transducer:
             "final": [{"state": f.src, **move(f)} for f in self.finals],
         }
 
+    @staticmethod
+    def from_json(d: dict) -> "Transducer":
+        """The transducer of a ``to_json`` document: its guards and outputs read back
+        from their SMT-LIB text over the window ``w0 .. w<lookback>``."""
+        decls = {f"w{j}": window(j, d["element_bits"]) for j in range(d["lookback"] + 1)}
+
+        def guard(text: str) -> z3.BoolRef:
+            return z3.parse_smt2_string(f"(assert {text})", decls=decls)[0]
+
+        def term(text: str) -> z3.ExprRef:  # a term is read as one side of an equation
+            return z3.parse_smt2_string(f"(assert (= {text} {text}))", decls=decls)[0].arg(0)
+
+        def parts(m: dict) -> tuple[z3.BoolRef, tuple[z3.ExprRef, ...]]:
+            return guard(m["guard_smt"]), tuple(term(o) for o in m["outputs_smt"])
+
+        moves = [Move(m["from"], *parts(m), m["to"]) for m in d["transitions"]]
+        finals = [FinalMove(f["state"], *parts(f)) for f in d["final"]]
+        return Transducer(d["element_bits"], d["states"], d["initial"], moves, finals, tuple(d["initial_output"]),
+                          list(d["state_names"]), d["chars"])
+
     def to_dot(self, name: str = "transducer") -> str:
         lines = [f'digraph "{name}" {{', "  rankdir=LR;", '  node [shape=circle, fontname="monospace"];',
                  '  edge [fontname="monospace"];', '  __start [shape=point];']
