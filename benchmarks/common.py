@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 from pathlib import Path
 
 DEFAULT_SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "benchmarks"
@@ -27,3 +28,13 @@ def table(rows: list[list], headers: list[str]) -> str:
     out = [line(headers), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
     out += [line(r) for r in rows]
     return "\n".join(out)
+
+
+def best_of(cmd: list[str], runs: int) -> tuple[float, str]:
+    """Run a timing program ``runs`` times (it prints its own time first, then what it
+    computed): the least time, and the rest of its output (of the last run)."""
+    best, result = float("inf"), ""
+    for _ in range(runs):
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.split()
+        best, result = min(best, float(out[0])), " ".join(out[1:])
+    return best, result

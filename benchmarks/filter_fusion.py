@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import table  # noqa: E402
+from common import best_of, table  # noqa: E402
 
 from tracelearn.analyses.streams.cgen import transducer_filter  # noqa: E402
 from tracelearn.analyses.streams.teacher import constants_of  # noqa: E402
@@ -166,12 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         cap = most * a.elements + len(t.initial_output) + most + 64
 
         def timed(mode: int) -> tuple[float, str]:
-            best, result = float("inf"), ""
-            for _ in range(a.runs):
-                out = subprocess.run([str(exe), str(work / "input.bin"), str(mode), str(cap)], check=True,
-                                     capture_output=True, text=True).stdout.split()
-                best, result = min(best, float(out[0])), " ".join(out[1:])
-            return best, result
+            return best_of([str(exe), str(work / "input.bin"), str(mode), str(cap)], a.runs)
 
         pipe, want = timed(0)
         fused, got = timed(1)

@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import table  # noqa: E402
+from common import best_of, table  # noqa: E402
 
 from tracelearn.analyses.streams.cgen import array_source  # noqa: E402
 from tracelearn.analyses.streams.teacher import constants_of  # noqa: E402
@@ -110,12 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                         str(work / f"{fn}_main.c"), str(work / f"{fn}_tr.c")], check=True)
 
         def timed(mode: int, threads: int = 1) -> tuple[float, str]:
-            best, result = float("inf"), ""
-            for _ in range(a.runs):
-                out = subprocess.run([str(exe), str(work / "input.bin"), str(mode), str(threads)], check=True,
-                                     capture_output=True, text=True).stdout.split()
-                best, result = min(best, float(out[0])), " ".join(out[1:])
-            return best, result
+            return best_of([str(exe), str(work / "input.bin"), str(mode), str(threads)], a.runs)
 
         own, want = timed(0)
         seq, got_seq = timed(1)
