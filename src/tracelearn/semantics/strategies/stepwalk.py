@@ -23,7 +23,6 @@ from ...z3dag import substitute
 from .bigstep import BigStep, Boundary, FilterError, LookbackExceeded, StepExplorer, StreamRun, SymStep, simp
 
 
-
 class StepsMissed(Exception):
     """No explored step answers a run (a disagreement between the explorer and the
     input that would be a defect of the walk): the caller runs concolically instead."""
