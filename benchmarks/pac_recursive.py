@@ -2,18 +2,19 @@
 paper's Tables 1-3, measured with `tracelearn pac` (epsilon 0.1, delta 0.9, k 10).
 
 Table 1: per learner with RBS, averaged over the runs (seeds 0..runs-1): verified,
-bugs found (by the error automaton, by sampling), false positives, false negatives
+bugs found (by the error automaton, by sampling, by the bug search), false positives, false negatives
 (a bug program called pac-correct), unknown/timeouts, membership and equivalence
 queries, total time and the share of it in membership queries.
 Table 2: KV with RBS vs CDS, with time per sample.
 Table 3: the 8 buggy programs, the sampler alone: the batch (restarting every 10
-vectors) and the run (never restarting) at which a failing run is first drawn.
+vectors) and the run (never restarting) at which a failing run is first drawn; and the
+batch at which `tracelearn pac`'s bug search, alone, draws one.
 Table 4: the KV automata learned with RBS and with CDS against fresh vectors of both
 samplers (cross-evaluated): batches never used in learning, and one long run.
 
     python benchmarks/pac_recursive.py [--benchmarks DIR] [--timeout 120] [--runs 3]
         [--learners kv,lsharp,lstar,rs,lstar-col,nlstar] [--jobs 2] [--tables 1,2,3,4] [--eval-batches 100]
-        [--start zero|uniform]
+        [--start zero|uniform] [--bug-search 4]
 """
 
 from __future__ import annotations
@@ -37,43 +38,47 @@ from tracelearn.semantics.strategies.concolic import STARTS, ConcolicSampler  # 
 
 
 def one(job: tuple) -> dict:
-    path, learner, strategy, seed, timeout, start, max_decisions = job
+    path, learner, strategy, seed, timeout, start, max_decisions, bug_search = job
     t0 = time.perf_counter()
     try:
         doc = pac_file(path, learner=learner, strategy=strategy, seed=seed, timeout=timeout, data_model="ILP32",
-                       start=start, max_decisions=max_decisions).doc
+                       start=start, max_decisions=max_decisions, bug_search=bug_search).doc
     except Exception as e:  # a crash is a row of the table, not the end of the run
         return {"verdict": "error", "reason": f"{type(e).__name__}: {e}", "time": time.perf_counter() - t0}
     s = doc["stats"]
     return {"verdict": doc["verdict"], "reason": doc["reason"],
             "found_by": (doc["witness"] or {}).get("found_by"), "mq": s["membership_queries"],
             "mq_teacher": s["membership_by_solver"] + s["membership_by_prefixes"], "eq": s["equivalence_queries"],
-            "samples": s["samples"],
+            "samples": s["samples"] + s["bug_search"]["samples"],  # sampling time is both testers'
             "time": time.perf_counter() - t0, "t_mem": s["time"]["membership"], "t_sampling": s["time"]["sampling"],
             "states": doc["automaton_states"], "automaton": doc["automaton"] if doc["verdict"] == "pac-correct" else None}
 
 
-def _sampler(path: str, strategy: str, seed: int, start: str, bound: int) -> ConcolicSampler:
+def _sampler(path: str, strategy: str, seed: int, start: str, bound: int, search: bool = False) -> ConcolicSampler:
     """The sampler `tracelearn pac` draws its batches from (its explorer, flip budget and
-    integer reading), for the program at ``path``."""
+    integer reading), for the program at ``path``; ``search``: its bug search instead."""
     program = assertions_as_branches(copy_program(load_program(path, "ILP32", checks=PAC_KINDS | DEFAULT_CHECKS)),
                                      PAC_KINDS)
     opt = PacOptions(strategy=strategy, seed=seed, start=start, max_decisions=bound, kinds=PAC_KINDS)
-    return make_teacher(program, PAC_KINDS, opt, None).sampler
+    teacher = make_teacher(program, PAC_KINDS, opt, None)
+    chosen = teacher.search if search else teacher.sampler
+    assert chosen is not None
+    return chosen
 
 
 def sampler_hunt(job: tuple) -> dict:
-    """Table 3: batches of 10 until a failing run, and one tester never restarted."""
+    """Table 3: batches of 10 until a failing run, one tester never restarted, and
+    the bug search's batches alone."""
     path, seed, budget_s, start, bound = job
     out: dict = {}
-    for mode in ("restart", "never"):
-        s = _sampler(path, "rbs", seed, start, bound)
+    for mode in ("restart", "never", "search"):
+        s = _sampler(path, "rbs", seed, start, bound, search=mode == "search")
         t0 = time.perf_counter()
         found = None
         stream = s.stream(0) if mode == "never" else None
         n = 0
         while time.perf_counter() - t0 < budget_s:
-            runs = s.batch(n) if mode == "restart" else [next(stream)]
+            runs = [next(stream)] if stream is not None else s.batch(n)
             n += 1
             if any(x.run.status == "violation" for x in runs):
                 found = n
@@ -113,6 +118,9 @@ def main() -> int:
                         help="where the concolic testers' inputs start (tracelearn pac --start)")
     parser.add_argument("--max-decisions", type=int, default=1000,
                         help="decisions of a sampled run kept (tracelearn pac --max-decisions)")
+    parser.add_argument("--bug-search", type=int, default=4,
+                        help="a batch of the bug search per N of the sampler's (as `tracelearn pac`; 0: none, "
+                             "as the paper)")
     parser.add_argument("--tables", default="1,2,3")
     parser.add_argument("--only", default="")
     parser.add_argument("--eval-batches", type=int, default=100, help="Table 4: fresh batches per sampler")
@@ -129,7 +137,8 @@ def main() -> int:
     configs = [(lrn, "rbs") for lrn in args.learners.split(",")] if "1" in tables else []
     if "2" in tables or "4" in tables:
         configs += [c for c in [("kv", "rbs"), ("kv", "cds")] if c not in configs]
-    jobs = [(str(folder / f"{r['name']}.c"), lrn, st, seed, args.timeout, args.start, args.max_decisions)
+    jobs = [(str(folder / f"{r['name']}.c"), lrn, st, seed, args.timeout, args.start, args.max_decisions,
+             args.bug_search)
             for lrn, st in configs for seed in range(args.runs) for r in rows]
     with ProcessPoolExecutor(args.jobs) as pool:
         results = []
@@ -145,7 +154,7 @@ def main() -> int:
     n = args.runs
 
     def summary(rs: list) -> dict:
-        c = {"verified": 0, "bugs": 0, "by_bad": 0, "by_sampling": 0, "fp": 0, "fn": 0, "unknown": 0,
+        c = {"verified": 0, "bugs": 0, "by_bad": 0, "by_sampling": 0, "by_search": 0, "fp": 0, "fn": 0, "unknown": 0,
              "mq": 0, "mq_teacher": 0, "eq": 0, "time": 0.0, "t_mem": 0.0, "samples": 0, "t_sampling": 0.0}
         for path, r in rs:
             exp = expected[path]
@@ -158,7 +167,7 @@ def main() -> int:
             elif v == "bug":
                 if exp == "false":
                     c["bugs"] += 1
-                    c["by_bad" if r["found_by"] == "error automaton" else "by_sampling"] += 1
+                    c[{"error automaton": "by_bad", "bug search": "by_search"}.get(r["found_by"], "by_sampling")] += 1
                 else:
                     c["fp"] += 1
             else:
@@ -175,6 +184,7 @@ def main() -> int:
                  ["Bug found"] + [fmt(sums[x]["bugs"]) for x in names],
                  ["  by Bad (B_P)"] + [fmt(sums[x]["by_bad"]) for x in names],
                  ["  by sampling"] + [fmt(sums[x]["by_sampling"]) for x in names],
+                 ["  by the bug search"] + [fmt(sums[x]["by_search"]) for x in names],
                  ["False positives"] + [fmt(sums[x]["fp"]) for x in names],
                  ["False negatives"] + [fmt(sums[x]["fn"]) for x in names],
                  ["Unknown / timeout"] + [fmt(sums[x]["unknown"]) for x in names],
@@ -235,11 +245,13 @@ def main() -> int:
             hs = hunts[i * n:(i + 1) * n]
             worst = [h["restart"] for h in hs]
             best = [h["never"] for h in hs if h["never"] is not None]
+            search = [h["search"] for h in hs]
             lines.append([r["name"], "timeout" if None in worst else f"batch {max(worst)}",
-                          f"run {min(best)}" if best else "timeout"])
+                          f"run {min(best)}" if best else "timeout",
+                          "timeout" if None in search else f"batch {max(search)}"])
         print(f"Table 3: RBS sampler alone on the buggy programs (worst of {n} runs restarting every 10, best of "
-              f"{n} never restarting; {args.timeout:g} s each)")
-        print(table(lines, ["Program", "Batch size 10", "Never restart"]))
+              f"{n} never restarting; {args.timeout:g} s each), and the bug search alone (worst of {n})")
+        print(table(lines, ["Program", "Batch size 10", "Never restart", "Bug search"]))
     return 0
 
 

@@ -5,6 +5,8 @@ vectors, and a model that needs a wrap-around is still found when it is easy."""
 
 from __future__ import annotations
 
+import random
+
 import z3
 from hypothesis import given, settings, strategies as st
 
@@ -110,3 +112,15 @@ def test_small_values_are_tried_first_and_large_ones_still_found():
     answer, model = LinearRelaxation().solve([X > 100_000, X + Y == 5])
     assert answer == z3.sat and model.eval(X).as_signed_long() > 100_000
     assert model.eval(X + Y).as_signed_long() == 5
+
+
+def test_aimed_solutions_spread_over_the_small_values_and_hold_on_the_bit_vectors():
+    cs = [X >= 9, X <= 1000, Y > X]
+    # The solver alone: one solution, the end of a bound, however often asked
+    assert len({LinearRelaxation().solve(cs)[1].eval(X).as_signed_long() for _ in range(5)}) == 1
+    seen = set()
+    for seed in range(30):
+        r, m = LinearRelaxation(rng=random.Random(seed)).solve(cs)
+        assert r == z3.sat and all(z3.is_true(m.eval(c, model_completion=True)) for c in cs)
+        seen.add(m.eval(X).as_signed_long())
+    assert len(seen) >= 10 and min(seen) >= 9 and max(seen) > 100

@@ -25,7 +25,7 @@ from tracelearn.ir.transform import copy_program
 from tracelearn.learning.pac import batches_needed
 from tracelearn.semantics.inputs import InputSource
 from tracelearn.semantics.interpreter import Interpreter, InterpOptions
-from tracelearn.semantics.strategies.concolic import STRATEGIES, ConcolicSampler
+from tracelearn.semantics.strategies.concolic import STRATEGIES, ConcolicSampler, by_branch_order
 from tracelearn.semantics.strategies.path import PathExplorer, PathOptions
 from tracelearn.semantics.symbolic import SemanticsOptions, SymbolicSemantics
 from tracelearn.semantics.targets import PathTarget
@@ -287,13 +287,14 @@ int main(void) {
 NOTHING = DFA(("0", "1"), 1, 0, frozenset(), {(0, "0"): 0, (0, "1"): 0})  # refuted by every vector
 
 
-def _rare_teacher(tmp_path):
+def _rare_teacher(tmp_path, bug_search=0):
     """The teacher of a program whose failing runs are rare, with one passing and one
-    failing sample of its random-input sampler."""
+    failing sample of its random-input sampler (no bug search unless asked: it would
+    find the bug on its own)."""
     from tracelearn.analyses.pac.driver import make_teacher
 
     program = _prepared(_load(tmp_path, "rare", RARE))
-    teacher = make_teacher(program, KINDS, PacOptions(strategy="random-input"), None)
+    teacher = make_teacher(program, KINDS, PacOptions(strategy="random-input", bug_search=bug_search), None)
     runs = teacher.sampler.stream(0)
     ok = next(s for s in runs if s.run.status == "ok")
     bad = next(s for s in runs if s.run.status == "violation")
@@ -337,6 +338,21 @@ def test_a_failing_run_in_a_later_batch_of_the_query_is_the_bug_before_an_earlie
     teacher.sampler.batch = lambda i: (asked.append(i), [ok])[1]  # type: ignore[method-assign]
     assert teacher.equivalent(NOTHING) is not None and asked == list(range(30))
     assert teacher.equivalent(NOTHING) is not None and asked == list(range(1 + 37)) and teacher.next_batch == 2
+
+
+def test_the_bug_search_draws_a_batch_after_every_n_of_the_samplers_and_its_failures_are_bugs(tmp_path):
+    from tracelearn.analyses.pac.teacher import BugFound
+
+    teacher, ok, bad = _rare_teacher(tmp_path, bug_search=4)
+    searched: list[int] = []
+    teacher.sampler.batch = lambda i: [ok]  # type: ignore[method-assign]
+    teacher.search.batch = lambda i: (searched.append(i), [ok])[1]  # type: ignore[method-assign]
+    assert teacher.equivalent(NOTHING) is not None
+    assert searched == list(range(7)) and teacher.stats.search_batches == 7  # after batches 4, 8, ..., 28 of 30
+    teacher.search.batch = lambda i: [ok, bad]  # type: ignore[method-assign]
+    with pytest.raises(BugFound) as found:
+        teacher.equivalent(NOTHING)  # 37 batches: 29 left over, 8 drawn, a search after the 32nd
+    assert found.value.found_by == "bug search" and found.value.counterexample.replay["status"] == "confirmed"
 
 
 def test_an_alarm_on_the_way_out_of_the_time_limit_keeps_the_finished_verdict(tmp_path, monkeypatch):
@@ -561,3 +577,41 @@ def test_a_kept_value_that_does_not_fit_the_new_read_is_drawn_afresh(tmp_path, c
     assert src.next(int32, "z", loc) == 4
     assert src.next_in_range(int32, -1, 255, "c", loc) == 9
     assert src.next(int32, "w", loc) == 0  # no hints left
+
+
+def test_positions_by_branch_give_each_branch_an_even_chance_to_come_first():
+    ids = ["rec"] * 99 + ["check"]  # a recursion's 99 decisions, then one check after it
+    firsts = []
+    for seed in range(400):
+        order = by_branch_order(ids, random.Random(seed))
+        assert sorted(order) == list(range(100))
+        firsts.append(ids[order[0]])
+    # 1/2 for each branch (uniform over positions: 1/100 for the check)
+    assert 140 <= firsts.count("check") <= 260
+
+
+DEEP_BUG = HEAD + """
+int depth(int n) { if (n <= 0) return 0; return depth(n - 1) + 1; }
+int main(void) {
+  int n = __VERIFIER_nondet_int(), m = __VERIFIER_nondet_int();
+  int d = depth(n);
+  if (d >= 50 && m > 100) { ERROR: __VERIFIER_error(); }
+  return 0;
+}"""
+
+
+def test_a_bug_behind_a_deep_recursion_is_found_by_the_bug_search_and_replays(tmp_path):
+    # The sampler's first solutions grow n one level per flip: 50 levels are never
+    # reached within a batch of 10, and without the search the program is pac-correct
+    # (the guarantee is about that distribution: it holds, and says nothing of this bug)
+    program = _load(tmp_path, "deep", DEEP_BUG)
+    for seed in range(3):
+        r = verify(program, PacOptions(timeout=120, seed=seed))
+        assert r.verdict == "bug" and r.found_by == "bug search", (seed, r.reason)
+        assert r.counterexample.replay["status"] == "confirmed"
+        run = Interpreter(_prepared(program), InterpOptions(checks=KINDS)).run(
+            InputSource(list(r.counterexample.input_values)))
+        assert run.status == "violation"
+        assert r.pac.search_batches >= 1 and r.search.samples == 10 * r.pac.search_batches
+    off = verify(program, PacOptions(timeout=120, bug_search=0))
+    assert off.verdict != "bug" and off.pac.search_batches == 0 and off.search.samples == 0

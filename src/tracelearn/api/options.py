@@ -71,6 +71,11 @@ def positive(text: str) -> int:
     return _number(text, int, "an integer", lambda v: v >= 1, ">= 1")
 
 
+def count(text: str) -> int:
+    """An integer >= 0 (0: none)."""
+    return _number(text, int, "an integer", lambda v: v >= 0, ">= 0")
+
+
 def seconds(text: str) -> float:
     """A finite number of seconds > 0 (`nan` and `inf` are refused, not crashed on)."""
     return _number(text, float, "a number of seconds", lambda v: math.isfinite(v) and v > 0,

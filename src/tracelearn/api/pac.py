@@ -34,7 +34,7 @@ class PacRun:
 
 def pac_file(file: str, *, epsilon: float = 0.1, delta: float = 0.9, batch: int = 10, learner: str = "kv",
              strategy: str = "rbs", max_decisions: int = 1000, seed: int = 0, split_conditions: bool = False,
-             start: str = "zero", timeout: float = 900.0, data_model: str = "LP64", include: list[str] | None = None,
+             start: str = "zero", bug_search: int = 4, timeout: float = 900.0, data_model: str = "LP64", include: list[str] | None = None,
              define: dict[str, str] | None = None, entry: str = "main", units: list[str] | None = None,
              progress: Callable[[str], None] | None = None) -> PacRun:
     """Learn the feasible decision vectors of ``file`` with an (epsilon, delta)
@@ -46,6 +46,8 @@ def pac_file(file: str, *, epsilon: float = 0.1, delta: float = 0.9, batch: int 
         raise OptionError(f"delta (the confidence) must lie strictly between 0 and 1, not {delta:g}")
     if batch < 1 or max_decisions < 1:
         raise OptionError("batch and max-decisions must be >= 1")
+    if bug_search < 0:
+        raise OptionError(f"bug-search must be >= 0 (0: none), not {bug_search}")
     if learner not in PAC_LEARNERS:
         raise OptionError(f"unknown learner {learner!r} (choose from {', '.join(PAC_LEARNERS)})")
     if strategy not in STRATEGIES:
@@ -57,7 +59,7 @@ def pac_file(file: str, *, epsilon: float = 0.1, delta: float = 0.9, batch: int 
     t0 = time.perf_counter()
     dm = data_model.upper()
     opts = PacOptions(epsilon, delta, batch, learner, strategy, max_decisions, seed, split_conditions, PAC_KINDS,
-                      start=start)
+                      start=start, bug_search=bug_search)
     program: Program | None = None
     result = PacResult("unknown", opts)
     finished = False
@@ -81,7 +83,7 @@ def pac_file(file: str, *, epsilon: float = 0.1, delta: float = 0.9, batch: int 
             result.time = time.perf_counter() - t0
     options = {"epsilon": epsilon, "delta": delta, "batch": batch, "learner": learner, "strategy": strategy,
                "max_decisions": max_decisions, "seed": seed, "split_conditions": split_conditions, "start": start,
-               "timeout": timeout, "entry": entry}
+               "bug_search": bug_search, "timeout": timeout, "entry": entry}
     return PacRun(pac_document(result, file, dm, options), result, program)
 
 
@@ -114,7 +116,8 @@ def pac_reuse_file(file: str, model: str, prop: str, *, relearn: bool = True, ti
         raise OptionError(f"{model}: unknown start of the inputs {o['start']!r} (choose from {', '.join(STARTS)})")
     opts = PacOptions(saved["epsilon"], saved["delta"], o["batch"], o["learner"], o["strategy"], o["max_decisions"],
                       o["seed"], o["split_conditions"], PAC_KINDS,
-                      start=o.get("start", "uniform"))  # models saved before the option were learned so
+                      start=o.get("start", "uniform"),  # models saved before the option were learned so
+                      bug_search=o.get("bug_search", 0))
     dm = saved["data_model"]
     result: ReuseResult | None = None
     program: Program | None = None

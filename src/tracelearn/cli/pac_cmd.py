@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from ..analyses.pac.driver import PAC_LEARNERS
-from ..api.options import add_frontend_options, positive, probability, seconds
+from ..api.options import add_frontend_options, count, positive, probability, seconds
 from ..analyses.pac.properties import FORMS
 from ..api.pac import pac_file, pac_reuse_file
 from ..errors import OptionError
@@ -44,6 +44,11 @@ def add_parser(sub) -> None:
                    help="where a concolic tester's inputs start: zero (default, as CREST: new inputs are 0 and a "
                         "flip keeps the inputs its solution leaves out) or uniform (random values, drawn afresh "
                         "for every run); random-input sampling is always uniform")
+    g.add_argument("--bug-search", type=count, default=4, metavar="N",
+                   help="between the sampler's batches, one batch of a bug search every N (default 4; 0: none, "
+                        "as the paper): random branch search whose flips are solved at random small values, "
+                        "which reaches runs the sampler's first solutions do not; a failing run there is a bug, "
+                        "its other runs change nothing (the guarantee is the sampler's)")
     g.add_argument("--learner", choices=list(PAC_LEARNERS), default="kv",
                    help="kv (default), lsharp, lstar (Angluin's L*: counterexample prefixes as rows), rs (L* with "
                         "Rivest-Schapire), lstar-col (L*, counterexample suffixes as columns), nlstar (NL*: residual NFAs)")
@@ -85,7 +90,8 @@ def run(args) -> int:
     with Progress(enabled=not args.quiet) as progress:
         r = pac_file(args.file, epsilon=args.epsilon, delta=args.delta, batch=args.batch, learner=args.learner,
                      strategy=args.strategy, max_decisions=args.max_decisions, seed=args.seed,
-                     split_conditions=args.split_conditions, start=args.start, timeout=args.timeout, data_model=args.data_model,
+                     split_conditions=args.split_conditions, start=args.start,
+                     bug_search=args.bug_search, timeout=args.timeout, data_model=args.data_model,
                      include=args.include, define=dict(d.partition("=")[::2] for d in args.define or []),
                      entry=args.entry, units=args.unit, progress=progress.update)
     res, doc = r.result, r.doc

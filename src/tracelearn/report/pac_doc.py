@@ -63,6 +63,8 @@ def pac_document(r: PacResult, file: str, data_model: str, options: dict) -> dic
             "flips_past_fixed_inputs": r.sampler.flips_past_fixed_inputs,
             "solver_calls": r.solver_calls,
             "conjectures": r.conjectures,
+            "bug_search": {"every": o.bug_search, "batches": r.pac.search_batches, "samples": r.search.samples,
+                           "flips_tried": r.search.flips_tried, "solver_calls": r.search.solver_calls},
             "time": {"total": r.time, "membership": r.pac.time_membership,
                      "emptiness": r.pac.time_emptiness, "sampling": r.pac.time_sampling},
         },

@@ -11,11 +11,14 @@ solved its flips over the integers (with Yices): solved, the flip needs no
 bit-blasting of its path (on Euclid's subtraction chains that was most of a sample's
 cost); refuted, the bit vectors get a fiftieth of their budget and, undecided then, no
 more. A refutation here proves nothing about the bit-vector query: it only decides how
-much effort that query gets. Small values are tried first, as the tester's zero start.
+much effort that query gets. Small values are tried first, as the tester's zero start;
+with a random generator (``rng``: the PAC bug search) a solution is moved towards a random
+small point, where the solver's own would sit at the end of a bound.
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 
 import z3
@@ -25,6 +28,7 @@ from .bv2int import BvToInt, Untranslatable
 from .solving import check_sat
 
 SMALL = 255  # values tried first lie in [-SMALL, SMALL]
+AIM_TRIES = 3  # aims tried for an aimed solution (all variables, half, a quarter)
 MAX_TERMS = 200_000  # readings kept (then the translator starts afresh)
 # the operators whose relaxed reading can leave the range (an extraction: a cast to a
 # narrower type, read as the value itself)
@@ -41,6 +45,11 @@ class LinearRelaxation:
     questions: int = 0
     refuted: int = 0
     solutions: int = 0  # solutions that are bit-vector models too
+    # When set, a solution is aimed at a random point: each variable is held on one
+    # side of a random small value, where that leaves a solution (the solver alone gives
+    # the bounds' ends: a tester flipping ``n > k`` got n = k + 1 and crept up one value
+    # per flip, never reaching the deep runs a bug needed)
+    rng: random.Random | None = field(default=None, repr=False)
     _tr: BvToInt | None = field(default=None, repr=False)
     # formula id -> (the formula, kept alive; its reading with its ranges; its variables)
     _read: dict[int, tuple[z3.BoolRef, z3.BoolRef, tuple[z3.ExprRef, ...]]] = field(default_factory=dict,
@@ -77,6 +86,8 @@ class LinearRelaxation:
         if r != z3.sat:
             return r, None
         m = s.model()
+        if self.rng is not None and small:
+            m = self._aimed(s, m, variables, small, deadline)
         # The solution as a bit-vector model (a solver given only the values: no search),
         # evaluated on the formulas rather than solved with them (bit-blasting a whole
         # path to check fixed values cost 0.13 s)
@@ -91,6 +102,29 @@ class LinearRelaxation:
             return r, None
         self.solutions += 1
         return r, model
+
+    def _aimed(self, s: z3.Solver, m: z3.ModelRef, variables: list[z3.ExprRef], small: list[z3.BoolRef],
+               deadline: float | None) -> z3.ModelRef:
+        """A solution moved from ``m`` towards a random small point: each variable at
+        least (at most) its aim where the aim lies above (below) its value in ``m``.
+        Where that leaves no solution, half the variables are aimed, then a quarter
+        (ANDed bounds of many variables rarely hold together); ``m`` when none does."""
+        rng = self.rng
+        assert rng is not None and self._tr is not None
+        chosen = list(variables)
+        for _ in range(AIM_TRIES):
+            if not chosen:
+                break
+            aim = []
+            for c in chosen:
+                v, at = self._tr.term(c), rng.randint(-SMALL, SMALL)
+                now = m.eval(v, model_completion=True).as_long()
+                if at != now:
+                    aim.append(v >= at if at > now else v <= at)
+            if aim and check_sat(s, small + aim, deadline) == z3.sat:
+                return s.model()
+            chosen = rng.sample(chosen, len(chosen) // 2)
+        return m
 
     def _reading(self, f: z3.BoolRef) -> tuple[z3.BoolRef, z3.BoolRef, tuple[z3.ExprRef, ...]]:
         """``f`` read over the integers, with every variable and every sum, difference,

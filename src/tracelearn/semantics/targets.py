@@ -22,6 +22,8 @@ read either the same way.
 
 from __future__ import annotations
 
+import random
+
 from dataclasses import dataclass, field
 
 import z3
@@ -171,6 +173,12 @@ class PathTarget:
         node = PathNode(self.nodes[-1], len(self.nodes))
         self.nodes.append(node)
         return node
+
+    def aim(self, seed: int | None) -> None:
+        """Aim the integer reading's solutions at random points drawn from ``seed``
+        (``LinearRelaxation.rng``; None: the solver's first solutions)."""
+        if self.linear is not None:
+            self.linear.rng = None if seed is None else random.Random(seed)
 
     def fresh_solver(self) -> None:
         """Go on with a new solver (no learned clauses, no history: its answers depend

@@ -48,6 +48,7 @@ class PacOptions:
     timeout: float | None = None
     max_states: int = 5000
     start: str = "zero"  # where a concolic tester's inputs start (``ConcolicSampler.start``)
+    bug_search: int = 4  # a batch of the bug search per this many of the sampler's (0: none)
 
 
 @dataclass
@@ -62,6 +63,7 @@ class PacResult:
     queries: QueryStats = field(default_factory=QueryStats)
     pac: PacStats = field(default_factory=PacStats)
     sampler: SamplerStats = field(default_factory=SamplerStats)
+    search: SamplerStats = field(default_factory=SamplerStats)  # the bug search's
     solver_calls: int = 0
     conjectures: int = 0
     time: float = 0.0
@@ -88,13 +90,19 @@ def make_teacher(prog: Program, kinds: frozenset[str], opt: PacOptions, deadline
     # decision needs the solver (not eager), one call per flip. A flip the solver cannot
     # decide within FLIP_RLIMIT is not made (as an infeasible one): CREST's tester bounds
     # each query too; the bound is z3's resource count, so batches stay reproducible.
-    sampler = ConcolicSampler(prog, alphabet, lambda: explorer(opt.max_decisions + 1, eager=False, rlimit=FLIP_RLIMIT),
-                              opt.strategy, opt.batch, opt.max_decisions, opt.seed, kinds, opt.start)
+    def tester() -> PathExplorer:
+        return explorer(opt.max_decisions + 1, eager=False, rlimit=FLIP_RLIMIT)
+    sampler = ConcolicSampler(prog, alphabet, tester, opt.strategy, opt.batch, opt.max_decisions, opt.seed, kinds,
+                              opt.start)
+    # The bug search: random branch, flips aimed at random small values, positions by
+    # branch (its own seed stream: the sampler's batches stay what they were)
+    search = ConcolicSampler(prog, alphabet, tester, "rbs", opt.batch, opt.max_decisions, opt.seed + 1_000_003,
+                             kinds, aimed=True, by_branch=True) if opt.bug_search else None
     # The learner's words may go past the sampler's bound (a truncated run's prefix and
     # a suffix): membership follows them much further before answering unknown.
     return PacTeacher(prog, explorer(max(10_000, 10 * opt.max_decisions)),
                       error_automaton(prog, kinds, opt.split_conditions), sampler, kinds, opt.epsilon, opt.delta,
-                      progress)
+                      progress, search, max(1, opt.bug_search))
 
 
 def verify(program: Program, options: PacOptions, progress: Callable[[str], None] | None = None,
@@ -132,6 +140,9 @@ def verify(program: Program, options: PacOptions, progress: Callable[[str], None
     finally:
         result.conjectures = len(conjectures)
         result.solver_calls = teacher.explorer.target.calls + sampler.stats.solver_calls
+        if teacher.search is not None:
+            result.search = teacher.search.stats
+            result.solver_calls += teacher.search.stats.solver_calls
         result.time = time.perf_counter() - t0
         if result.verdict == "unknown" and conjectures:
             result.automaton = conjectures[-1]  # the last conjecture: no guarantee

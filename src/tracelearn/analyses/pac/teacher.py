@@ -6,6 +6,9 @@
   feasible error (reported: ``BugFound``) or a counterexample (C accepts it, it is
   infeasible). Then the i-th equivalence query draws q_i batches from the sampler; a
   sampled vector C rejects is a counterexample, a sampled run that fails is a bug.
+  Between the query's batches, a bug search (a second tester, its flips aimed at random
+  values) draws one batch every few: a failing run there is a bug too; its other runs
+  are not counterexamples, so the guarantee's distribution stays the sampler's.
 
 No false positives: a bug is reported only when its vector is in L(B_P), the path of
 that vector fails a check in the solver, and the solver's inputs fail the same check
@@ -42,7 +45,7 @@ class Undecided(Exception):
 class BugFound(Exception):
     counterexample: Counterexample
     vector: tuple[bool, ...]
-    found_by: str  # "error automaton" | "sampling"
+    found_by: str  # "error automaton" | "sampling" | "bug search"
 
     def __str__(self) -> str:
         return f"feasible error found by {self.found_by}"
@@ -57,9 +60,10 @@ class PacStats:
     emptiness_by_over_approximation: int = 0  # answered empty by B_O alone
     error_words: int = 0             # words of L(C) ∩ L(B_P) returned as counterexamples
     sample_counterexamples: int = 0
+    search_batches: int = 0          # batches of the bug search
     time_membership: float = 0.0
     time_emptiness: float = 0.0
-    time_sampling: float = 0.0
+    time_sampling: float = 0.0       # the bug search's included
 
 
 def word_of(vector: tuple[bool, ...]) -> Word:
@@ -75,11 +79,18 @@ class PacTeacher(TeacherBase):
 
     def __init__(self, program: Program, explorer: PathExplorer, errors: RecursiveAutomaton,
                  sampler: ConcolicSampler, kinds: frozenset[str], epsilon: float, delta: float,
-                 progress: Callable[[str], None] | None = None) -> None:
+                 progress: Callable[[str], None] | None = None, search: ConcolicSampler | None = None,
+                 search_every: int = 4) -> None:
         self.program = program
         self.explorer = explorer
         self.errors = errors
         self.sampler = sampler
+        # The bug search: a batch of ``search`` after every ``search_every`` batches drawn.
+        # The sampler's distribution is what the learned automaton is guaranteed for; the
+        # vectors it draws are mostly short (the solver's first solutions: small values)
+        # and a bug behind a recursion of a hundred levels is almost never among them.
+        self.search = search
+        self.search_every = search_every
         self.kinds = kinds
         self.epsilon = epsilon
         self.delta = delta
@@ -150,10 +161,10 @@ class PacTeacher(TeacherBase):
         self.stats.error_words += 1
         return w
 
-    def _failures(self, batch: list[Sample]) -> None:
+    def _failures(self, batch: list[Sample], found_by: str = "sampling") -> None:
         for s in batch:  # a failing run anywhere in the batch first: it ends the analysis
             if s.run.status == "violation" and s.run.violation is not None and s.run.violation.kind in self.kinds:
-                self._confirm_sampled_bug(s)
+                self._confirm_sampled_bug(s, found_by)
 
     def _sample(self, h: DFA) -> Word | None:
         self.stats.equivalence += 1
@@ -173,6 +184,9 @@ class PacTeacher(TeacherBase):
                 for s in batch:
                     self.known.add(word_of(s.vector), True)
                 self._failures(batch)
+                if self.search is not None and (self.next_batch + len(self._drawn)) % self.search_every == 0:
+                    self.stats.search_batches += 1
+                    self._failures(self.search.batch(self.stats.search_batches - 1), "bug search")
             for n in range(q):
                 batch = self._drawn.pop(0)
                 self.next_batch += 1
@@ -191,7 +205,7 @@ class PacTeacher(TeacherBase):
         self.stats.batches.append(q)
         return None
 
-    def _confirm_sampled_bug(self, s: Sample) -> None:
+    def _confirm_sampled_bug(self, s: Sample, found_by: str) -> None:
         if not accepts(self.errors, word_of(s.vector)):
             raise Undecided(f"a sampled run fails ({s.run.violation}) but its decision vector is not in "
                             "L(B_P): the error automaton and the interpreter disagree")
@@ -199,7 +213,7 @@ class PacTeacher(TeacherBase):
         if cex is None:
             raise Undecided(f"a sampled run fails ({s.run.violation}) but the symbolic path of its "
                             "decision vector cannot: the engines disagree")
-        raise BugFound(cex, s.vector, "sampling")
+        raise BugFound(cex, s.vector, found_by)
 
     # ------------------------------------------------------------ errors
 

@@ -26,6 +26,10 @@ Strategies (CREST's names):
 - ``dfs``, bounded depth-first search: flips in depth-first order from the first
   run (each new run's positions below the flipped one are tried in turn);
 - ``random-input``: every run on fresh uniformly random inputs (no solver).
+
+PAC's bug search is ``rbs`` with ``by_branch`` (a branch drawn before a position) and
+``aimed`` (flips solved at random small points) on: a tester that goes deep, not one whose
+vectors are learned.
 """
 
 from __future__ import annotations
@@ -55,6 +59,19 @@ FIXED_AFTER = 4
 FIXED_MIN = 64
 FIXED_TRIALS = 8
 MAX_KEPT = 20_000  # vectors kept in each of the sampler's fact caches (then it starts afresh)
+
+
+def by_branch_order(ids: list[str], rng: random.Random) -> list[int]:
+    """The positions of a run (``ids``: the branch of each) in a random order that takes
+    a branch uniformly among those the run went through, then one of its positions:
+    weighted sampling without replacement, each position weighing 1/count of its
+    branch (key u ** count, largest first). Uniform over positions, the check after
+    a recursion of n levels has about 1/(2n) of a chance against each of its branches'."""
+    count: dict[str, int] = {}
+    for d in ids:
+        count[d] = count.get(d, 0) + 1
+    keys = [rng.random() ** count[d] for d in ids]
+    return sorted(range(len(ids)), key=keys.__getitem__, reverse=True)
 
 
 @dataclass
@@ -94,6 +111,13 @@ class ConcolicSampler:
     # keeps the last run's values of the inputs its solution leaves out), or "uniform"
     # (uniformly random, drawn afresh for every run)
     start: str = "zero"
+    # Off, as CREST's tester: the solver's first solution of a flip (small values, the
+    # ends of their bounds) and positions drawn uniformly. On (PAC's bug search): each
+    # flip's solution aimed at a random small point (``LinearRelaxation.rng``), and
+    # positions drawn by branch first (``by_branch_order``). Runs then go deeper: bugs
+    # behind a recursion are found, and the vectors are too varied to learn.
+    aimed: bool = False
+    by_branch: bool = False
     stats: SamplerStats = field(default_factory=SamplerStats)
     # Flipped prefixes the solver proved infeasible (never those it gave up on)
     infeasible: set[tuple[bool, ...]] = field(default_factory=set, repr=False)
@@ -152,6 +176,8 @@ class ConcolicSampler:
         else:
             self._ex.target.fresh_solver()
         ex = self._ex
+        if self.aimed:
+            ex.target.aim(rng.getrandbits(64))
         calls = ex.target.calls
         try:
             if self.strategy == "dfs":
@@ -194,8 +220,11 @@ class ConcolicSampler:
             yield cur
             ids = self._ids(cur)
             covered.update(zip(ids, cur.vector))
-            order = list(range(len(cur.vector)))
-            rng.shuffle(order)
+            if self.by_branch:
+                order = by_branch_order(ids, rng)
+            else:
+                order = list(range(len(cur.vector)))
+                rng.shuffle(order)
             if self.strategy == "cds":
                 fresh = [j for j in range(len(cur.vector)) if (ids[j], not cur.vector[j]) not in covered]
                 chosen = set(fresh)
