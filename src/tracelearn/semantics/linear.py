@@ -79,14 +79,15 @@ class LinearRelaxation:
         # to learn); a question only larger ones answer gets any
         small = [z3.And(self._tr.term(c) >= -SMALL, self._tr.term(c) <= SMALL) for c in variables]
         r = check_sat(s, small, deadline) if small else z3.unknown  # Ctrl-C and the time limit honoured
-        if r != z3.sat:
+        in_small = r == z3.sat
+        if not in_small:
             r = check_sat(s, [], deadline)
         if r == z3.unsat:
             self.refuted += 1
         if r != z3.sat:
             return r, None
         m = s.model()
-        if self.rng is not None and small:
+        if self.rng is not None and in_small:
             m = self._aimed(s, m, variables, small, deadline)
         # The solution as a bit-vector model (a solver given only the values: no search),
         # evaluated on the formulas rather than solved with them (bit-blasting a whole
