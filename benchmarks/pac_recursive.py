@@ -20,7 +20,10 @@ samplers (cross-evaluated): batches never used in learning, and one long run.
 from __future__ import annotations
 
 import csv
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -34,23 +37,43 @@ from tracelearn.automata.dfa import DFA  # noqa: E402
 from tracelearn.frontend.lower import DEFAULT_CHECKS, load_program  # noqa: E402
 from tracelearn.ir.decisions import assertions_as_branches  # noqa: E402
 from tracelearn.ir.transform import copy_program  # noqa: E402
+from tracelearn.report.playback import write_playback  # noqa: E402
 from tracelearn.semantics.strategies.concolic import STARTS, ConcolicSampler  # noqa: E402
+
+
+def gcc_playback(program, cex, path: str) -> str:
+    """A bug's playback harness built by gcc and run: "fails" when the run aborts at
+    the error, else what happened ("no gcc" where there is none)."""
+    if shutil.which("gcc") is None:
+        return "no gcc"
+    with tempfile.TemporaryDirectory() as d:
+        harness = write_playback(program, cex, path, d)
+        exe = Path(d) / "playback"
+        # -m32 would be ILP32 exactly; these programs use int only, the same in LP64
+        build = subprocess.run(["gcc", "-O0", "-o", str(exe), str(harness)], capture_output=True, text=True)
+        if build.returncode != 0:
+            return "does not build"
+        run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+        return "fails" if run.returncode != 0 and "reached" in run.stderr else f"exit {run.returncode}"
 
 
 def one(job: tuple) -> dict:
     path, learner, strategy, seed, timeout, start, max_decisions, bug_search = job
     t0 = time.perf_counter()
     try:
-        doc = pac_file(path, learner=learner, strategy=strategy, seed=seed, timeout=timeout, data_model="ILP32",
-                       start=start, max_decisions=max_decisions, bug_search=bug_search).doc
+        r = pac_file(path, learner=learner, strategy=strategy, seed=seed, timeout=timeout, data_model="ILP32",
+                     start=start, max_decisions=max_decisions, bug_search=bug_search)
+        doc, elapsed = r.doc, time.perf_counter() - t0
+        gcc = gcc_playback(r.program, r.result.counterexample, path) if doc["verdict"] == "bug" else None
     except Exception as e:  # a crash is a row of the table, not the end of the run
         return {"verdict": "error", "reason": f"{type(e).__name__}: {e}", "time": time.perf_counter() - t0}
     s = doc["stats"]
-    return {"verdict": doc["verdict"], "reason": doc["reason"],
+    return {"verdict": doc["verdict"], "reason": doc["reason"], "gcc": gcc,
+            "replay": (doc["witness"] or {}).get("replay", {}).get("status"),
             "found_by": (doc["witness"] or {}).get("found_by"), "mq": s["membership_queries"],
             "mq_teacher": s["membership_by_solver"] + s["membership_by_prefixes"], "eq": s["equivalence_queries"],
             "samples": s["samples"] + s["bug_search"]["samples"],  # sampling time is both testers'
-            "time": time.perf_counter() - t0, "t_mem": s["time"]["membership"], "t_sampling": s["time"]["sampling"],
+            "time": elapsed, "t_mem": s["time"]["membership"], "t_sampling": s["time"]["sampling"],
             "states": doc["automaton_states"], "automaton": doc["automaton"] if doc["verdict"] == "pac-correct" else None}
 
 
@@ -154,7 +177,7 @@ def main() -> int:
     n = args.runs
 
     def summary(rs: list) -> dict:
-        c = {"verified": 0, "bugs": 0, "by_bad": 0, "by_sampling": 0, "by_search": 0, "fp": 0, "fn": 0, "unknown": 0,
+        c = {"verified": 0, "bugs": 0, "by_bad": 0, "by_sampling": 0, "by_search": 0, "replayed": 0, "gcc": 0, "fp": 0, "fn": 0, "unknown": 0,
              "mq": 0, "mq_teacher": 0, "eq": 0, "time": 0.0, "t_mem": 0.0, "samples": 0, "t_sampling": 0.0}
         for path, r in rs:
             exp = expected[path]
@@ -165,6 +188,8 @@ def main() -> int:
             if v == "pac-correct":
                 c["verified" if exp == "true" else "fn"] += 1
             elif v == "bug":
+                c["replayed"] += r["replay"] == "confirmed"
+                c["gcc"] += r["gcc"] == "fails"
                 if exp == "false":
                     c["bugs"] += 1
                     c[{"error automaton": "by_bad", "bug search": "by_search"}.get(r["found_by"], "by_sampling")] += 1
@@ -185,6 +210,8 @@ def main() -> int:
                  ["  by Bad (B_P)"] + [fmt(sums[x]["by_bad"]) for x in names],
                  ["  by sampling"] + [fmt(sums[x]["by_sampling"]) for x in names],
                  ["  by the bug search"] + [fmt(sums[x]["by_search"]) for x in names],
+                 ["  replayed: interpreter / gcc"] + [f"{fmt(sums[x]['replayed'])} / {fmt(sums[x]['gcc'])}"
+                                                      for x in names],
                  ["False positives"] + [fmt(sums[x]["fp"]) for x in names],
                  ["False negatives"] + [fmt(sums[x]["fn"]) for x in names],
                  ["Unknown / timeout"] + [fmt(sums[x]["unknown"]) for x in names],
