@@ -135,6 +135,9 @@ def summary_text(doc: dict) -> str:
         out.append(f"  guarantee: confidence delta = {doc['delta']:g} (error probability "
                    f"{doc['error_probability']:.3g}), epsilon = {doc['epsilon']:g}, over batches of "
                    f"{doc['distribution']['batch']} vectors from {doc['distribution']['strategy']}")
+        if s["bug_search"]["batches"]:
+            out.append(f"  bug search: {s['bug_search']['samples']} runs in {s['bug_search']['batches']} batches, "
+                       "none failing (not part of the guarantee)")
     else:
         out.append(f"  {doc['reason']}")
     out.append(f"  membership queries {s['membership_queries']} ({s['membership_by_solver']} by the solver), "
