@@ -491,6 +491,34 @@ def test_post_increment_of_a_reserved_name_in_a_subscript(tmp_path, capsys, name
     assert code == 0
 
 
+def test_the_time_limit_is_kept_when_its_alarm_lands_in_a_finalizer(monkeypatch):
+    # Python drops an exception raised in a finalizer ("Exception ignored in ..."): the
+    # alarm fires again until the block ends, so the limit still stops the loop
+    import gc
+    import sys
+
+    from tracelearn.api.deadline import CommandTimeout, watchdog
+
+    class Slow:
+        def __del__(self):
+            t = time.monotonic()
+            while time.monotonic() - t < 0.4:  # the first alarm (at 0.3 s) lands here
+                pass
+
+    dropped: list = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: dropped.append(u.exc_type))
+    t0 = time.monotonic()
+    with pytest.raises(CommandTimeout):
+        with watchdog(0.05):
+            Slow()
+            gc.collect()
+            while time.monotonic() - t0 < 10:
+                pass
+    assert time.monotonic() - t0 < 5
+    assert dropped == [CommandTimeout]  # the first alarm's, dropped by Python
+    assert sys.gettrace() is None
+
+
 def test_the_time_limit_never_fires_inside_z3s_wrappers():
     # An exception raised between z3 creating a term and counting its reference corrupts
     # z3's memory later; the watchdog raises at the next line of the caller instead.

@@ -19,6 +19,10 @@ from types import FrameType
 from typing import Callable, Iterator
 
 GRACE_S = 0.25  # the cooperative path normally answers first; this is the backstop
+# The alarm fires again every REPEAT_S until the block ends: raised inside a finalizer
+# or a weak reference's callback (the garbage collector runs them anywhere), the
+# exception is printed as "ignored" and dropped by Python, and the limit was lost
+REPEAT_S = 0.5
 _Z3_DIR = os.sep + "z3" + os.sep
 
 
@@ -59,7 +63,8 @@ def raise_at_next_line(frame: FrameType, live: Callable[[], bool] = lambda: True
 
 @contextmanager
 def watchdog(seconds: float) -> Iterator[None]:
-    """Raise ``CommandTimeout`` after ``seconds`` + a grace second (main thread only)."""
+    """Raise ``CommandTimeout`` after ``seconds`` + a grace period, and again every
+    ``REPEAT_S`` until the block ends (main thread only)."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield
         return
@@ -82,7 +87,7 @@ def watchdog(seconds: float) -> Iterator[None]:
         raise_at_next_line(caller, lambda: live[0])
 
     old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds + GRACE_S)
+    signal.setitimer(signal.ITIMER_REAL, seconds + GRACE_S, REPEAT_S)
     try:
         yield
     finally:
