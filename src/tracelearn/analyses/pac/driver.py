@@ -29,6 +29,12 @@ from .teacher import BugFound, PacStats, PacTeacher, Undecided
 # with Maler-Pnueli suffixes its "L*-columns"; NL* learns residual NFAs (the model is
 # their subset construction, minimized).
 FLIP_RLIMIT = 5_000_000  # z3 resource units per flip query (~0.5-1 s here)
+# The bug search's decision bound (at most --max-decisions): a flip at position j of a
+# run costs the symbolic execution of its path up to j. At 1,000 its batches cost
+# Fibonacci01 0.25 s against the sampler's 0.07 (the search doubled the time to learn
+# it); at 300, 0.15 s, and it still found Addition03's bug (204 decisions, seeds 0-2) and
+# Fibonacci05's in 7-14 s (6.9-27 s at 1,000). A failing run is kept whole past it.
+SEARCH_DECISIONS = 300
 
 PAC_LEARNERS = {"kv": "kv", "lsharp": "lsharp", "lstar": "lstar-angluin", "rs": "lstar", "lstar-col": "lstar-mp",
                 "nlstar": "nlstar"}
@@ -90,13 +96,14 @@ def make_teacher(prog: Program, kinds: frozenset[str], opt: PacOptions, deadline
     # decision needs the solver (not eager), one call per flip. A flip the solver cannot
     # decide within FLIP_RLIMIT is not made (as an infeasible one): CREST's tester bounds
     # each query too; the bound is z3's resource count, so batches stay reproducible.
-    def tester() -> PathExplorer:
-        return explorer(opt.max_decisions + 1, eager=False, rlimit=FLIP_RLIMIT)
-    sampler = ConcolicSampler(prog, alphabet, tester, opt.strategy, opt.batch, opt.max_decisions, opt.seed, kinds,
-                              opt.start)
+    def tester(bound: int) -> Callable[[], PathExplorer]:
+        return lambda: explorer(bound + 1, eager=False, rlimit=FLIP_RLIMIT)
+    sampler = ConcolicSampler(prog, alphabet, tester(opt.max_decisions), opt.strategy, opt.batch, opt.max_decisions,
+                              opt.seed, kinds, opt.start)
     # The bug search: random branch, flips aimed at random small values, positions by
     # branch (its own seed stream: the sampler's batches stay what they were)
-    search = ConcolicSampler(prog, alphabet, tester, "rbs", opt.batch, opt.max_decisions, opt.seed + 1_000_003,
+    deep = min(opt.max_decisions, SEARCH_DECISIONS)
+    search = ConcolicSampler(prog, alphabet, tester(deep), "rbs", opt.batch, deep, opt.seed + 1_000_003,
                              kinds, aimed=True, by_branch=True) if opt.bug_search else None
     # The learner's words may go past the sampler's bound (a truncated run's prefix and
     # a suffix): membership follows them much further before answering unknown.
