@@ -177,7 +177,8 @@ def main() -> int:
     n = args.runs
 
     def summary(rs: list) -> dict:
-        c = {"verified": 0, "bugs": 0, "by_bad": 0, "by_sampling": 0, "by_search": 0, "replayed": 0, "gcc": 0, "fp": 0, "fn": 0, "unknown": 0,
+        c = {"verified": 0, "bugs": 0, "by_bad": 0, "by_sampling": 0, "by_search": 0, "replayed": 0, "gcc": 0,
+             "fp": 0, "fn": 0, "unknown": 0,
              "mq": 0, "mq_teacher": 0, "eq": 0, "time": 0.0, "t_mem": 0.0, "samples": 0, "t_sampling": 0.0}
         for path, r in rs:
             exp = expected[path]

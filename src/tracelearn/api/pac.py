@@ -34,11 +34,12 @@ class PacRun:
 
 def pac_file(file: str, *, epsilon: float = 0.1, delta: float = 0.9, batch: int = 10, learner: str = "kv",
              strategy: str = "rbs", max_decisions: int = 1000, seed: int = 0, split_conditions: bool = False,
-             start: str = "zero", bug_search: int = 4, timeout: float = 900.0, data_model: str = "LP64", include: list[str] | None = None,
-             define: dict[str, str] | None = None, entry: str = "main", units: list[str] | None = None,
-             progress: Callable[[str], None] | None = None) -> PacRun:
+             start: str = "zero", bug_search: int = 4, timeout: float = 900.0, data_model: str = "LP64",
+             include: list[str] | None = None, define: dict[str, str] | None = None, entry: str = "main",
+             units: list[str] | None = None, progress: Callable[[str], None] | None = None) -> PacRun:
     """Learn the feasible decision vectors of ``file`` with an (epsilon, delta)
-    guarantee (delta: the confidence), or find a feasible error. The document is what
+    guarantee (delta: the confidence), or find a feasible error (``bug_search``: a batch
+    of the bug search per that many of the sampler's, 0 for none). The document is what
     ``tracelearn pac --json`` prints."""
     if not 0 < epsilon < 1:
         raise OptionError(f"epsilon must lie strictly between 0 and 1, not {epsilon:g}")

@@ -45,10 +45,9 @@ class LinearRelaxation:
     questions: int = 0
     refuted: int = 0
     solutions: int = 0  # solutions that are bit-vector models too
-    # When set, a solution is aimed at a random point: each variable is held on one
-    # side of a random small value, where that leaves a solution (the solver alone gives
-    # the bounds' ends: a tester flipping ``n > k`` got n = k + 1 and crept up one value
-    # per flip, never reaching the deep runs a bug needed)
+    # When set, a solution is moved towards a random small point (``_aimed``): the
+    # solver alone gives the bounds' ends, and a tester flipping ``n > k`` got n = k + 1,
+    # one value per flip, never reaching the deep runs a bug needed
     rng: random.Random | None = field(default=None, repr=False)
     _tr: BvToInt | None = field(default=None, repr=False)
     # formula id -> (the formula, kept alive; its reading with its ranges; its variables)
