@@ -30,10 +30,9 @@ from .teacher import BugFound, PacStats, PacTeacher, Undecided
 # their subset construction, minimized).
 FLIP_RLIMIT = 5_000_000  # z3 resource units per flip query (~0.5-1 s here)
 # The bug search's decision bound (at most --max-decisions): a flip at position j of a
-# run costs the symbolic execution of its path up to j. At 1,000 its batches cost
-# Fibonacci01 0.25 s against the sampler's 0.07 (the search doubled the time to learn
-# it); at 300, 0.15 s, and it still found Addition03's bug (204 decisions, seeds 0-2) and
-# Fibonacci05's in 7-14 s (6.9-27 s at 1,000). A failing run is kept whole past it.
+# run costs the symbolic execution of its path up to j, and at 1,000 the search's
+# batches cost several of the sampler's (measurements in docs/DESIGN.md, the bug
+# search). A failing run is kept whole past it.
 SEARCH_DECISIONS = 300
 
 PAC_LEARNERS = {"kv": "kv", "lsharp": "lsharp", "lstar": "lstar-angluin", "rs": "lstar", "lstar-col": "lstar-mp",
