@@ -124,3 +124,14 @@ def test_aimed_solutions_spread_over_the_small_values_and_hold_on_the_bit_vector
         assert r == z3.sat and all(z3.is_true(m.eval(c, model_completion=True)) for c in cs)
         seen.add(m.eval(X).as_signed_long())
     assert len(seen) >= 10 and min(seen) >= 9 and max(seen) > 100
+
+
+def test_aims_near_given_points_land_there_about_half_the_time():
+    cs = [X >= 2, X <= 1000]
+    near = 0
+    for seed in range(60):
+        r, m = LinearRelaxation(rng=random.Random(seed), points=(40,)).solve(cs)
+        assert r == z3.sat and all(z3.is_true(m.eval(c, model_completion=True)) for c in cs)
+        near += m.eval(X).as_signed_long() in (39, 40, 41)
+    # one aim in two is 40 +- 1 (uniform over [-255, 255] would land there 3 times in 511)
+    assert 15 <= near <= 45, near

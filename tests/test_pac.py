@@ -18,7 +18,7 @@ from tracelearn.automata.pushdown import RecursiveAutomaton, accepts, over_appro
     shortest_error_word
 from tracelearn.cli.main import main
 from tracelearn.frontend.lower import load_program
-from tracelearn.ir.decisions import DecisionAlphabet, assertions_as_branches
+from tracelearn.ir.decisions import DecisionAlphabet, assertions_as_branches, decision_constants
 from tracelearn.ir.program import SourceLoc
 from tracelearn.ir.types import IntType
 from tracelearn.ir.transform import copy_program
@@ -615,3 +615,60 @@ def test_a_bug_behind_a_deep_recursion_is_found_by_the_bug_search_and_replays(tm
         assert r.pac.search_batches >= 1 and r.search.samples == 10 * r.pac.search_batches
     off = verify(program, PacOptions(timeout=120, bug_search=0))
     assert off.verdict != "bug" and off.pac.search_batches == 0 and off.search.samples == 0
+
+
+FIB_CHECK = HEAD + """
+int fib(int n) {
+  if (n < 1) return 0;
+  else if (n == 1) return 1;
+  return fib(n - 1) + fib(n - 2);
+}
+int main(void) {
+  int x = __VERIFIER_nondet_int();
+  int r = fib(x);
+  if (x != 5 || r == 3) return 0;
+  ERROR: __VERIFIER_error();
+}"""
+
+
+def test_the_flips_heading_for_the_error_are_the_check_after_the_recursion(tmp_path):
+    """The check's outcome 1 returns, 0 goes on to the error: flipping a 1 there heads
+    for it. Both outcomes of the recursion's branches come back to that check alike, so
+    none of them is preferred (returning to the caller does not count)."""
+    from tracelearn.analyses.pac.error_automaton import error_automaton, flips_toward_error
+    from tracelearn.automata.pushdown import letters_to_error
+
+    program = _prepared(_load(tmp_path, "fib", FIB_CHECK))
+    ra = error_automaton(program, KINDS)
+    toward = flips_toward_error(program, ra)
+    lines = {(int(did.split(":")[-2]), made) for did, made in toward}
+    assert lines == {(13, True)}  # x != 5 and r == 3: both sub-conditions of the check, made 1
+    assert len(toward) == 2
+    dist = letters_to_error(ra)
+    assert all(dist[e] == 0 for e in ra.errors)
+    assert ra.entry["fib"] not in dist  # the error is in main: fib reaches it only by returning
+    assert decision_constants(program) == (1, 3, 5)
+
+
+def test_the_bug_search_aims_at_the_programs_constants_and_the_check_first(tmp_path):
+    """fib(x) for x = 5 exactly: the search's flips at the check and its aims at the
+    constants it compares with find x = 5 within a few batches (7, 2, 4 here); the same
+    search with neither draws 10 batches without it for seed 0."""
+    from tracelearn.analyses.pac.driver import make_teacher
+
+    program = _prepared(_load(tmp_path, "fib", FIB_CHECK))
+
+    def first_failing(seed: int, plain: bool) -> int | None:
+        search = make_teacher(program, KINDS, PacOptions(seed=seed), None).search
+        assert search is not None and search.toward and search.aim_points == (1, 3, 5)
+        if plain:
+            search.toward, search.aim_points = frozenset(), ()
+        for i in range(10):
+            if any(s.run.status == "violation" for s in search.batch(i)):
+                assert search.stats.flips_toward > 0 or plain
+                return i + 1
+        return None
+
+    found = [first_failing(seed, False) for seed in range(3)]
+    assert None not in found, found
+    assert first_failing(0, True) is None

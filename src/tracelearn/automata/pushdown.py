@@ -203,3 +203,30 @@ def accepts(ra: RecursiveAutomaton, word: Word) -> bool:
     trans = {(i, a): (i + 1 if i < n and word[i] == a else n + 1) for i in range(n + 2) for a in alphabet}
     chain = DFA(alphabet, n + 2, 0, frozenset({n}), trans)
     return shortest_error_word(ra, chain) is not None
+
+
+def letters_to_error(ra: RecursiveAutomaton) -> dict[Node, int]:
+    """For each node from which an error is reached without returning from the node's
+    procedure (a call is entered, or stepped over as reading nothing), the fewest
+    letters read on the way; absent: none is. A guide for a search, never a proof.
+    (Returning to any caller, as B_O does, every branch of a recursion reaches the
+    caller's check: its base case the soonest, which says nothing of the check.)"""
+    back: dict[Node, list[tuple[Node, int]]] = {}
+    for n, out in ra.edges.items():
+        for kind, data, m in out:
+            if kind == "call":
+                back.setdefault(ra.entry[str(data)], []).append((n, 0))
+            back.setdefault(m, []).append((n, 1 if kind == "letter" else 0))
+    dist: dict[Node, int] = {e: 0 for e in ra.errors}
+    todo = deque(sorted(ra.errors, key=repr))
+    while todo:  # 0-1 breadth first: lambda-moves in front, letters behind
+        m = todo.popleft()
+        for n, cost in back.get(m, ()):
+            d = dist[m] + cost
+            if d < dist.get(n, d + 1):
+                dist[n] = d
+                if cost:
+                    todo.append(n)
+                else:
+                    todo.appendleft(n)
+    return dist

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from .expr import Const
+from .expr import Const, walk
 from .program import Assert, Block, Branch, Goto, Procedure, Program, is_library_file
 
 
@@ -55,6 +55,20 @@ class DecisionAlphabet:
     def vector(self, branches: Iterable[tuple[str, bool]], limit: int | None = None) -> tuple[bool, ...]:
         """The decision vector of a run's branches, cut at ``limit`` letters."""
         return tuple(a for _, a in self.made(branches, limit))
+
+
+def decision_constants(program: Program) -> tuple[int, ...]:
+    """The integer constants the program's own conditions compare with (sorted): the
+    values a search aims at, as fuzzers take theirs from comparisons."""
+    out: set[int] = set()
+    for name, proc in program.procedures.items():
+        if is_library_file(proc.loc.file) or name == program.init:
+            continue
+        for b in proc.blocks:
+            if isinstance(b.term, Branch):
+                out.update(int(e.value) for e in walk(b.term.cond)
+                           if isinstance(e, Const) and isinstance(e.value, int))
+    return tuple(sorted(out))
 
 
 def assertions_as_branches(program: Program, kinds: frozenset[str]) -> Program:

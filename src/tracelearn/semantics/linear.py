@@ -49,6 +49,10 @@ class LinearRelaxation:
     # solver alone gives the bounds' ends, and a tester flipping ``n > k`` got n = k + 1,
     # one value per flip, never reaching the deep runs a bug needed
     rng: random.Random | None = field(default=None, repr=False)
+    # With ``rng``: half the aims are one of these (the program's constants, a step either
+    # side), as fuzzers try the values comparisons test: ``x != 5`` behind a recursion
+    # wants x = 5 exactly, one point in 511
+    points: tuple[int, ...] = ()
     _tr: BvToInt | None = field(default=None, repr=False)
     # formula id -> (the formula, kept alive; its reading with its ranges; its variables)
     _read: dict[int, tuple[z3.BoolRef, z3.BoolRef, tuple[z3.ExprRef, ...]]] = field(default_factory=dict,
@@ -117,7 +121,11 @@ class LinearRelaxation:
                 break
             aim = []
             for c in chosen:
-                v, at = self._tr.term(c), rng.randint(-SMALL, SMALL)
+                v = self._tr.term(c)
+                if self.points and rng.random() < 0.5:
+                    at = rng.choice(self.points) + rng.choice((-1, 0, 1))
+                else:
+                    at = rng.randint(-SMALL, SMALL)
                 now = m.eval(v, model_completion=True).as_long()
                 if at != now:
                     aim.append(v >= at if at > now else v <= at)

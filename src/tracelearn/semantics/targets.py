@@ -174,11 +174,13 @@ class PathTarget:
         self.nodes.append(node)
         return node
 
-    def aim(self, seed: int | None) -> None:
-        """Aim the integer reading's solutions at random points drawn from ``seed``
-        (``LinearRelaxation.rng``; None: the solver's first solutions)."""
+    def aim(self, seed: int | None, points: tuple[int, ...] = ()) -> None:
+        """Aim the integer reading's solutions at random points drawn from ``seed``, half
+        of them near ``points`` when there are some (``LinearRelaxation.rng``; None: the
+        solver's first solutions)."""
         if self.linear is not None:
             self.linear.rng = None if seed is None else random.Random(seed)
+            self.linear.points = points
 
     def fresh_solver(self) -> None:
         """Go on with a new solver (no learned clauses, no history: its answers depend

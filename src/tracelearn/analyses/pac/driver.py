@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...automata.dfa import DFA
-from ...ir.decisions import DecisionAlphabet, assertions_as_branches
+from ...ir.decisions import DecisionAlphabet, assertions_as_branches, decision_constants
 from ...ir.program import Program
 from ...ir.transform import copy_program
 from ...learning.lazy import learn
@@ -21,7 +21,7 @@ from ...semantics.strategies.path import PathExplorer, PathOptions
 from ...semantics.symbolic import SemanticsOptions, SymbolicSemantics
 from ...semantics.targets import PathTarget
 from ...semantics.traces import Counterexample
-from .error_automaton import error_automaton
+from .error_automaton import error_automaton, flips_toward_error
 from .teacher import BugFound, PacStats, PacTeacher, Undecided
 
 # The paper's learners that we have, by the paper's names: Angluin's L* (prefixes of a
@@ -100,15 +100,17 @@ def make_teacher(prog: Program, kinds: frozenset[str], opt: PacOptions, deadline
     sampler = ConcolicSampler(prog, alphabet, tester(opt.max_decisions), opt.strategy, opt.batch, opt.max_decisions,
                               opt.seed, kinds, opt.start)
     # The bug search: random branch, flips aimed at random small values, positions by
-    # branch (its own seed stream: the sampler's batches stay what they were)
+    # branch, those heading for an error first (its own seed stream: the sampler's
+    # batches stay what they were)
+    ra = error_automaton(prog, kinds, opt.split_conditions)
     deep = min(opt.max_decisions, SEARCH_DECISIONS)
     search = ConcolicSampler(prog, alphabet, tester(deep), "rbs", opt.batch, deep, opt.seed + 1_000_003,
-                             kinds, aimed=True, by_branch=True) if opt.bug_search else None
+                             kinds, aimed=True, by_branch=True, aim_points=decision_constants(prog),
+                             toward=flips_toward_error(prog, ra)) if opt.bug_search else None
     # The learner's words may go past the sampler's bound (a truncated run's prefix and
     # a suffix): membership follows them much further before answering unknown.
-    return PacTeacher(prog, explorer(max(10_000, 10 * opt.max_decisions)),
-                      error_automaton(prog, kinds, opt.split_conditions), sampler, kinds, opt.epsilon, opt.delta,
-                      progress, search, max(1, opt.bug_search))
+    return PacTeacher(prog, explorer(max(10_000, 10 * opt.max_decisions)), ra, sampler, kinds, opt.epsilon,
+                      opt.delta, progress, search, max(1, opt.bug_search))
 
 
 def verify(program: Program, options: PacOptions, progress: Callable[[str], None] | None = None,

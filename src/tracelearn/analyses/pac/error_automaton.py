@@ -7,11 +7,14 @@ assertion or error call of the checked kinds, with a constant false condition, i
 error node. Assertions with a real condition are branches by then
 (``ir.decisions.assertions_as_branches``), so a decision vector decides whether a
 CFG path reaches an error: L(B_P) is exactly the decision vectors of error paths.
-Our C library models are lambda-moves (their branches make no letters)."""
+Our C library models are lambda-moves (their branches make no letters).
+
+``flips_toward_error`` reads B_P the other way, as a guide for the bug search: which
+letters, flipped, head for an error."""
 
 from __future__ import annotations
 
-from ...automata.pushdown import RecursiveAutomaton
+from ...automata.pushdown import Node, RecursiveAutomaton, letters_to_error
 from ...errors import UnsupportedError
 from ...ir.expr import Const
 from ...ir.program import Assert, Branch, Call, Exit, Goto, Program, Return, is_library_file
@@ -54,3 +57,68 @@ def error_automaton(program: Program, kinds: frozenset[str], split: bool = False
             elif isinstance(t, Exit):
                 pass
     return ra
+
+
+def flips_toward_error(program: Program, ra: RecursiveAutomaton) -> frozenset[tuple[str, bool]]:
+    """The letters (branch, letter made) whose flip heads for an error: the source
+    condition's other outcome leads to an error in fewer letters of B_O than its own
+    (``letters_to_error``; unreachable counts as farthest). The bug search flips these
+    first: Fibonacci04's ``x != 5`` has one outcome that returns and one that reaches
+    the error check, while the recursion's branches reach it both ways alike.
+
+    A condition's branches (``a || b && c`` is three, joined by lambda-moves) count as
+    one: its outcome's distance is the least over all of their branches' moves."""
+    dist = letters_to_error(ra)
+    far = len(ra.edges) + 1
+    branches = [n for n in ra.edges if _branch(program, n) is not None]
+    parent: dict[Node, Node] = {b: b for b in branches}
+
+    def root(b: Node) -> Node:
+        while parent[b] != b:
+            parent[b] = parent[parent[b]]
+            b = parent[b]
+        return b
+
+    for b in branches:
+        for kind, _, m in ra.out(b):
+            if kind == "lambda":
+                for c in _next_branches(ra, m, parent):
+                    parent[root(c)] = root(b)
+    best: dict[Node, dict[str, int]] = {}
+    for b in branches:
+        side = best.setdefault(root(b), {"0": far, "1": far})
+        for kind, letter, m in ra.out(b):
+            if kind == "letter":
+                side[str(letter)] = min(side[str(letter)], dist.get(m, far))
+    out: set[tuple[str, bool]] = set()
+    for b in branches:
+        side = best[root(b)]
+        term = _branch(program, b)
+        assert term is not None
+        for made, other in (("1", "0"), ("0", "1")):
+            if side[other] < side[made]:
+                out.add((term.decision_id, made == "1"))
+    return frozenset(out)
+
+
+def _branch(program: Program, node: Node) -> Branch | None:
+    """The branch at ``node`` (a node after its block's statements), or None."""
+    name, block, i = node  # type: ignore[misc]
+    b = program.procedures[name].blocks[block]
+    return b.term if i == len(b.stmts) and isinstance(b.term, Branch) else None
+
+
+def _next_branches(ra: RecursiveAutomaton, start: Node, branches: dict[Node, Node]) -> list[Node]:
+    """The branch nodes a run reaches from ``start`` before any letter: the rest of a
+    condition whose outcome is not decided yet (calls are stepped over)."""
+    found, seen, todo = [], {start}, [start]
+    while todo:
+        n = todo.pop()
+        if n in branches:
+            found.append(n)
+            continue
+        for kind, _, m in ra.out(n):
+            if kind != "letter" and m not in seen:
+                seen.add(m)
+                todo.append(m)
+    return found

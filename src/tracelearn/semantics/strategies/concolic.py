@@ -27,9 +27,9 @@ Strategies (CREST's names):
   run (each new run's positions below the flipped one are tried in turn);
 - ``random-input``: every run on fresh uniformly random inputs (no solver).
 
-PAC's bug search is ``rbs`` with ``by_branch`` (a branch drawn before a position) and
-``aimed`` (flips solved at random small points) on: a tester that goes deep, not one whose
-vectors are learned.
+PAC's bug search is ``rbs`` with ``by_branch`` (a branch drawn before a position),
+``aimed`` (flips solved at random small points) and ``toward`` (the flips that head for an
+error first) on: a tester that goes deep, not one whose vectors are learned.
 """
 
 from __future__ import annotations
@@ -91,6 +91,7 @@ class SamplerStats:
     flips_feasible: int = 0
     flips_known_infeasible: int = 0  # flips skipped: an earlier batch found them infeasible
     flips_past_fixed_inputs: int = 0  # positions passed over: the prefix before them fixes every input
+    flips_toward: int = 0  # flips tried first: their letters are in ``toward``
     solver_calls: int = 0
     truncated: int = 0
 
@@ -118,6 +119,10 @@ class ConcolicSampler:
     # behind a recursion are found, and the vectors are too varied to learn.
     aimed: bool = False
     by_branch: bool = False
+    aim_points: tuple[int, ...] = ()  # with ``aimed``: half the aims near these (``LinearRelaxation.points``)
+    # Letters (branch, letter made) whose flips are tried first, in the order drawn (PAC's
+    # bug search: those heading for an error). Empty, as CREST: no position preferred.
+    toward: frozenset[tuple[str, bool]] = frozenset()
     stats: SamplerStats = field(default_factory=SamplerStats)
     # Flipped prefixes the solver proved infeasible (never those it gave up on)
     infeasible: set[tuple[bool, ...]] = field(default_factory=set, repr=False)
@@ -177,7 +182,7 @@ class ConcolicSampler:
             self._ex.target.fresh_solver()
         ex = self._ex
         if self.aimed:
-            ex.target.aim(rng.getrandbits(64))
+            ex.target.aim(rng.getrandbits(64), self.aim_points)
         calls = ex.target.calls
         try:
             if self.strategy == "dfs":
@@ -225,6 +230,11 @@ class ConcolicSampler:
             else:
                 order = list(range(len(cur.vector)))
                 rng.shuffle(order)
+            if self.toward:
+                first = [j for j in order if (ids[j], cur.vector[j]) in self.toward]
+                if first:
+                    chosen = set(first)
+                    order = first + [j for j in order if j not in chosen]
             if self.strategy == "cds":
                 fresh = [j for j in range(len(cur.vector)) if (ids[j], not cur.vector[j]) not in covered]
                 chosen = set(fresh)
@@ -239,6 +249,8 @@ class ConcolicSampler:
                 if j >= fixed:
                     self.stats.flips_past_fixed_inputs += 1
                     continue
+                if self.toward and (ids[j], cur.vector[j]) in self.toward:
+                    self.stats.flips_toward += 1
                 nxt = self._flip(ex, cur.vector, j, rng, cur.inputs)
                 if nxt is not None:
                     break
