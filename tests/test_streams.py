@@ -413,6 +413,14 @@ def test_equivalent_filters_and_bad_property_options(capsys):
     assert code != 0 and "no --with" in capsys.readouterr().err
 
 
+def test_a_comparison_past_its_deadline_is_undecided_not_answered():
+    from tracelearn.analyses.streams.properties import compare, identity
+    t = identity(8)
+    assert compare(t, t).status == "equal"
+    with pytest.raises(TimeoutError, match="time limit"):
+        compare(t, t, deadline=time.perf_counter() - 1)
+
+
 def test_fused_filter_equals_the_pipeline(tmp_path, capsys, monkeypatch):
     """fuse: the pipeline learned as one transducer, written as one C filter; that filter
     (run in the interpreter, and learned again) equals the two filters chained. Each of

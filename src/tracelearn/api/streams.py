@@ -188,7 +188,7 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
         if progress:
             progress("comparing the transducers")
         try:
-            cmp = compare(left, right)
+            cmp = compare(left, right, deadline=time.perf_counter() + left_time())
         except TimeoutError as e:  # a query the solver left undecided: unknown, never a guess
             cmp = Comparison("unknown", reason=str(e))
     finally:

@@ -12,6 +12,7 @@ Every "no" is replayed: the filters run in the interpreter on the witness."""
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from dataclasses import dataclass
 
@@ -36,8 +37,9 @@ def identity(bits: int) -> Transducer:
     return Transducer(bits, 1, 0, [Move(0, z3.BoolVal(True), (z3.SignExt(32 - bits, w0),), 0)], [], ())
 
 
-def compare(a: Transducer, b: Transducer, max_pairs: int = 100_000) -> Comparison:
-    """Are the two transducers the same function?"""
+def compare(a: Transducer, b: Transducer, max_pairs: int = 100_000, deadline: float | None = None) -> Comparison:
+    """Are the two transducers the same function? A query the solver leaves undecided
+    by ``deadline`` (a ``time.perf_counter()`` value) raises TimeoutError."""
     if a.bits != b.bits:
         return Comparison("unknown", reason="the element types differ")
     res = Comparison("unknown")
@@ -56,7 +58,7 @@ def compare(a: Transducer, b: Transducer, max_pairs: int = 100_000) -> Compariso
         for ga, oa in fa:
             for gb, ob in fb:
                 bad = z3.And(ga, gb, outputs_differ(oa, ob))
-                if _sat(bad, res):
+                if _sat(bad, res, deadline):
                     return _confirm(a, b, path_input(list(conds) + [bad], a.bits, len(conds)), res)
         # one more element
         ma = [(m, _enabled(m.guard, m.outputs, d)) for m in a.out_of(qa)]
@@ -64,10 +66,10 @@ def compare(a: Transducer, b: Transducer, max_pairs: int = 100_000) -> Compariso
         for x, ex in ma:
             for y, ey in mb:
                 both = z3.And(ex, ey)
-                if not _sat(both, res):
+                if not _sat(both, res, deadline):
                     continue
                 bad = z3.And(both, outputs_differ(x.outputs, y.outputs))
-                if _sat(bad, res):
+                if _sat(bad, res, deadline):
                     return _confirm(a, b, path_input(list(conds) + [bad], a.bits, len(conds) + 1), res)
                 nxt = (x.dst, y.dst, min(d + 1, k))
                 if nxt not in seen:
@@ -79,7 +81,7 @@ def compare(a: Transducer, b: Transducer, max_pairs: int = 100_000) -> Compariso
         for m, e in ma + mb:  # one is stuck where the other goes on
             others = mb if any(m is x for x, _ in ma) else ma
             stuck = z3.And(e, *[z3.Not(o) for _, o in others])
-            if _sat(stuck, res):
+            if _sat(stuck, res, deadline):
                 return _confirm(a, b, path_input(list(conds) + [stuck], a.bits, len(conds) + 1), res)
     res.status = "equal"
     return res
@@ -119,6 +121,8 @@ def _enabled(guard: z3.BoolRef, outputs: tuple, d: int, final: bool = False) -> 
     return guard
 
 
-def _sat(f: z3.BoolRef, res: Comparison) -> bool:
+def _sat(f: z3.BoolRef, res: Comparison, deadline: float | None) -> bool:
+    if deadline is not None and time.perf_counter() >= deadline:
+        raise TimeoutError("time limit")
     res.solver_calls += 1
-    return satisfiable(f)
+    return satisfiable(f, deadline)
