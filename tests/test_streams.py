@@ -104,6 +104,49 @@ def test_output_at_the_end_of_input():
     _agree(path, "delay", t)[0].close()
 
 
+def test_lookahead_is_reduced_to_lookback():
+    """tl_peek(1): "ab" becomes "X". The step that meets the b writes the X, the one
+    that meets another element writes the a held: 2 states, lookback 1. A pending a is
+    never written when the input ends (a read past the end stops the filter, as in
+    Sigma*). The transducer agrees with the interpreter, through the harness's
+    read-ahead buffer, and with gcc."""
+    r, path = _learn("lookahead.c", "ab_to_x")
+    assert r.complete, r.reason
+    t = r.transducer
+    assert (t.states, t.lookback) == (2, 1)
+    assert t.run([ord(c) for c in "aabxab"]) == [ord(c) for c in "aXxX"]
+    assert t.run([ord("a")]) == [] and t.run([ord("x"), ord("a")]) == [ord("x")]
+    replay, inputs = _agree(path, "ab_to_x", t, consts=(97, 98, 0, 1))
+    try:
+        if shutil.which("gcc"):
+            assert replay.gcc(inputs[:40]) == [t.run(v) for v in inputs[:40]]
+    finally:
+        replay.close()
+
+
+def test_looking_two_ahead_first_and_the_end_of_input_after_a_peek():
+    # two_on: its first read needs element 2, so the steps of elements 0 and 1 write
+    # nothing; the states count the elements met, the window needs none of them
+    r, path = _learn("lookahead.c", "two_on")
+    assert r.complete and (r.transducer.states, r.transducer.lookback) == (3, 0)
+    assert r.transducer.run([5, 6, 7, 8]) == [7, 8]
+    _agree(path, "two_on", r.transducer)[0].close()
+    # pair_sums: tl_eof() after a tl_in() asks about the next element; at the end the
+    # last element (held in the window) is written
+    r, path = _learn("lookahead.c", "pair_sums")
+    assert r.complete, r.reason
+    assert r.transducer.run([1, 2, 4]) == [3, 6, 4] and r.transducer.run([]) == []
+    _agree(path, "pair_sums", r.transducer)[0].close()
+
+
+def test_a_lookahead_offset_that_is_not_a_constant_is_outside_the_class(capsys):
+    path = str(STREAMS / "lookahead.c")
+    code = main(["learn-filter", path, "--function", "input_offset", "--quiet"])
+    err = capsys.readouterr().err
+    assert code != 0 and "lookahead.c:43:" in err and "tl_peek(k): k depends on the input" in err
+    assert "Traceback" not in err
+
+
 def test_difference_coder_has_lookback_one():
     r, path = _learn("diff.c", "diff_encode")
     assert r.complete and r.transducer.lookback == 1
@@ -271,6 +314,7 @@ def _equivalent(a: z3.ExprRef, b: z3.ExprRef) -> bool:
 @pytest.mark.parametrize("name, function", [
     ("escape.c", "html_escape"), ("codecs.c", "base64_encode"), ("codecs.c", "utf8_encode"),
     ("held.c", "equals_not_last"), ("held.c", "pairs_escaped"), ("diff.c", "diff_encode"), ("delay.c", "delay"),
+    ("lookahead.c", "ab_to_x"), ("lookahead.c", "two_on"), ("lookahead.c", "pair_sums"),
 ])
 def test_walks_over_the_explored_steps_answer_as_concolic_runs(name, function):
     """The table's runs walk the big steps the explorer found (its conditions evaluated
@@ -331,7 +375,6 @@ def test_an_input_free_loop_is_reported_at_once_or_at_the_statement_bound():
 
 @pytest.mark.parametrize("function, message", [
     ("spin", "input-free infinite loop"),
-    ("lookahead", "tl_peek(1)"),
     ("nosuch", "no definition"),
 ])
 def test_filters_outside_the_class_get_one_clear_error(capsys, function, message):
@@ -411,6 +454,24 @@ def test_equivalent_filters_and_bad_property_options(capsys):
         filter_property("commute", path, function="diff_encode")
     code = main(["filters", "idempotent", path, "--function", "diff_encode", "--with", "sum_pairs", "--quiet"])
     assert code != 0 and "no --with" in capsys.readouterr().err
+
+
+def test_generated_c_prints_terms_simplified():
+    """A pipeline's term as learned, casts and shifts of both filters in it: printed as
+    z3 simplifies it (sign extensions written back, the w1 terms cancelled), and the
+    term means a - b (checked on windows); the fused filters' test runs such C."""
+    from tracelearn.analyses.streams.cgen import c_term
+    w0, w1 = z3.BitVec("w0", 8), z3.BitVec("w1", 8)
+    x0 = z3.SignExt(24, z3.Extract(7, 0, z3.LShR(z3.SignExt(24, w0), 0)))
+    term = x0 + z3.SignExt(24, w1) - z3.SignExt(24, z3.Extract(7, 0, z3.SignExt(24, w1))) - z3.SignExt(24, w1)
+    var = {"w0": "a", "w1": "b"}
+    text = c_term(term, var)
+    assert text == "((int)(((int)((signed char)a)) - ((int)((signed char)b))))", text
+    assert ">>" not in text
+    for a in (-128, -1, 0, 1, 127):
+        for b in (-128, -5, 0, 9, 127):
+            want = z3.simplify(z3.substitute(term, (w0, z3.BitVecVal(a, 8)), (w1, z3.BitVecVal(b, 8))))
+            assert want.as_signed_long() == a - b
 
 
 def test_a_comparison_past_its_deadline_is_undecided_not_answered():
@@ -533,7 +594,7 @@ def test_an_undecided_property_query_is_unknown_not_a_traceback(monkeypatch):
     import tracelearn.analyses.streams.properties as props
     from tracelearn.api.streams import filter_property
 
-    def undecided(f, res):
+    def undecided(f, res, deadline=None):
         raise TimeoutError("the solver could not decide a query (canceled)")
     monkeypatch.setattr(props, "_sat", undecided)
     doc = filter_property("idempotent", str(STREAMS / "escape.c"), function="html_escape")

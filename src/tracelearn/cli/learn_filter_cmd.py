@@ -13,8 +13,9 @@ from .outputs import preflight, write_output
 from .progress import Progress
 
 EPILOG = """\
-The filter reads with tl_in() and tl_peek(0), writes with tl_out(e), and may ask
-tl_eof() (declared in <tracelearn.h>). A read at the end of the input stops it.
+The filter reads with tl_in() and tl_peek(k) (k elements ahead, a constant k >= 0;
+lookahead is reduced to lookback), writes with tl_out(e), and may ask tl_eof()
+(declared in <tracelearn.h>). A read at the end of the input stops it.
 complete: true means the equivalence oracle proved the transducer equal to the filter
 on every input; otherwise the reason says what is known (e.g. equal on every input
 up to --max-depth elements)."""

@@ -7,6 +7,7 @@ import z3
 
 from ...automata.transducer import Transducer, window_vars
 from ...bvterm import compile_term
+from ...semantics.strategies.bigstep import MAX_LOOKAHEAD
 
 
 def run_harness(filter_file: str, function: str, bits: int) -> str:
@@ -21,14 +22,17 @@ def run_harness(filter_file: str, function: str, bits: int) -> str:
         "/* tracelearn: stream harness (generated) */",
         f"{el} {nondet_el}(void);", "_Bool __VERIFIER_nondet_bool(void);",
         "int printf(const char *format, ...);", "void exit(int status);",
-        "static int __tl_have, __tl_end, __tl_cur;",
-        "static void __tl_next(void) {",
-        "    if (__VERIFIER_nondet_bool()) { __tl_end = 1; return; }",
-        f"    __tl_cur = {nondet_el}();", "    __tl_have = 1;", "}",
-        "int tl_peek(int k) {", "    if (!__tl_have && !__tl_end) __tl_next();",
-        "    if (__tl_end) exit(0);  /* a read at the end stops the filter */", "    return __tl_cur;", "}",
-        "int tl_in(void) { int c = tl_peek(0); __tl_have = 0; return c; }",
-        "int tl_eof(void) { if (!__tl_have && !__tl_end) __tl_next(); return __tl_end; }",
+        f"static int __tl_buf[{MAX_LOOKAHEAD}], __tl_have, __tl_end;  /* elements read, not consumed */",
+        "static int __tl_fill(int k) {  /* element k ahead is there (read now if need be) */",
+        "    while (__tl_have <= k) {", "        if (__tl_end || __VERIFIER_nondet_bool()) { __tl_end = 1; return 0; }",
+        f"        __tl_buf[__tl_have++] = {nondet_el}();", "    }", "    return 1;", "}",
+        "int tl_peek(int k) {",
+        f"    if (k < 0 || k >= {MAX_LOOKAHEAD}) exit(2);",
+        "    if (!__tl_fill(k)) exit(0);  /* a read at the end stops the filter */", "    return __tl_buf[k];", "}",
+        "int tl_in(void) {", "    int c = tl_peek(0);",
+        "    for (int i = 1; i < __tl_have; i++) __tl_buf[i - 1] = __tl_buf[i];", "    __tl_have--;",
+        "    return c;", "}",
+        "int tl_eof(void) { return !__tl_fill(0); }",
         'void tl_out(int c) { printf("%d\\n", c); }',
         f"int __tl_main(void) {{ {function}(); return 0; }}", ""])
 
@@ -120,6 +124,45 @@ def _sx(x: str, w: int) -> str:
     return x if w in _T else f"(({x} ^ {1 << (w - 1)}) - {1 << (w - 1)})"
 
 
+def c_term(e: z3.ExprRef, var: dict[str, str]) -> str:
+    """``c_expr`` of ``e`` as z3 simplifies it (a learned term carries the filter's
+    casts, shifts by zero and sums of negations), or of ``e`` itself where the
+    simplified term has an operator with no C form here."""
+    try:
+        return c_expr(_sign_extensions(z3.simplify(e), {}), var)
+    except ValueError:
+        return c_expr(e, var)
+
+
+def _sign_extensions(e: z3.ExprRef, done: dict[int, z3.ExprRef]) -> z3.ExprRef:
+    """``e`` with each ``concat(x[m:m], ..., x[m:m], x)`` written back as the sign
+    extension it is (z3's simplifier expands them so, and cancels terms only then)."""
+    hit = done.get(e.get_id())
+    if hit is not None:
+        return hit
+    kids = [_sign_extensions(c, done) for c in e.children()]
+    out = e
+    if z3.is_app_of(e, z3.Z3_OP_CONCAT) and len(kids) > 1:
+        x = kids[-1]
+        m = x.size() - 1
+        if all(z3.is_app_of(c, z3.Z3_OP_EXTRACT) and c.params() == [m, m] and c.arg(0).eq(x)
+               for c in kids[:-1]):
+            out = z3.SignExt(len(kids) - 1, x)
+    if out is e and kids:
+        out = e.decl()(*kids)
+    done[e.get_id()] = out
+    return out
+
+
+def _negated(e: z3.ExprRef) -> z3.ExprRef | None:
+    """``x`` when ``e`` is ``-1 * x`` (z3's form of a negation in a sum), else None."""
+    if e.decl().kind() == z3.Z3_OP_BMUL and e.num_args() == 2:
+        c, x = e.children()
+        if z3.is_bv_value(c) and c.as_long() == (1 << c.size()) - 1:
+            return x
+    return None
+
+
 def c_expr(e: z3.ExprRef, var: dict[str, str]) -> str:  # noqa: C901 - one case per operator
     """``e`` as a C expression: a ``w``-bit term has C's signed type of ``w`` bits, a
     Boolean term is an ``int``; ``var`` names each free variable's C expression.
@@ -157,6 +200,15 @@ def c_expr(e: z3.ExprRef, var: dict[str, str]) -> str:  # noqa: C901 - one case 
         return f"({a[0]} == {a[1]})"
     if k == z3.Z3_OP_ITE:
         return f"({a[0]} ? {a[1]} : {a[2]})"
+    if k == z3.Z3_OP_BADD and any(_negated(c) is not None for c in ch):
+        # x - y for z3's x + -1*y (the terms wrap: their order is free)
+        terms = sorted(((_negated(c), x) for c, x in zip(ch, a)), key=lambda t: t[0] is not None)
+        acc = ""
+        for neg, x in terms:
+            term = c_expr(neg, var) if neg is not None else x
+            acc = (f"-{term}" if neg is not None else term) if not acc else \
+                f"{acc} {'-' if neg is not None else '+'} {term}"
+        return f"(({T})({acc}))"
     ops = {z3.Z3_OP_BADD: "+", z3.Z3_OP_BMUL: "*", z3.Z3_OP_BAND: "&", z3.Z3_OP_BOR: "|", z3.Z3_OP_BXOR: "^"}
     if k in ops:
         return f"(({T})({f' {ops[k]} '.join(a)}))"
@@ -214,9 +266,9 @@ def pipeline_source(first: Transducer, second_file: str, second_function: str, n
     var = {f"w{j}": f"__p_w{j}" for j in range(k + 1)}
     most = max([len(m.outputs) for m in first.moves] + [len(f.outputs) for f in first.finals]
                + [len(first.initial_output)] + [1])
-    cap = most + 1
+    cap = most + MAX_LOOKAHEAD  # the second may look ahead: its tl_peek(k) fills k more
     el = {8: "signed char", 16: "short", 32: "int"}[first.bits]
-    out = ["/* tracelearn: a pipeline (generated) */", "#include <tracelearn.h>",
+    out = ["/* tracelearn: a pipeline (generated) */", "#include <tracelearn.h>", "void exit(int status);",
            "#define tl_in __p_in", "#define tl_peek __p_peek", "#define tl_eof __p_eof",
            f'#include "{second_file}"', "#undef tl_in", "#undef tl_peek", "#undef tl_eof", "",
            "static int " + ", ".join(var.values()) + ";", f"static int __p_q = {first.initial}, __p_def, __p_ended;",
@@ -230,16 +282,17 @@ def pipeline_source(first: Transducer, second_file: str, second_function: str, n
     out += ["    __p_ended = 1;  /* no transition: outside the first filter's domain */", "}", "",
             "static void __p_final(void) {", "    __p_shift();", "    __p_w0 = 0;"]
     out += _finals_c(first, var, "__p_push")
-    out += ["}", "", "static int __p_fill(void) {", "    while (__p_len == 0) {", "        if (__p_ended) return 0;",
+    out += ["}", "", "static int __p_fill(int k) {", "    while (__p_len <= k) {", "        if (__p_ended) return 0;",
             "        if (tl_eof()) { __p_final(); __p_ended = 1; continue; }", "        __p_step(tl_in());", "    }",
             "    return 1;", "}", "",
-            "int __p_peek(int k) {", "    if (!__p_fill()) tl_in();  /* a read at the end stops the pipeline */",
-            "    return __p_buf[__p_head];", "}", "",
+            "int __p_peek(int k) {", f"    if (k < 0 || k >= {MAX_LOOKAHEAD}) exit(2);",
+            "    if (!__p_fill(k)) tl_in();  /* a read at the end stops the pipeline */",
+            f"    return __p_buf[(__p_head + k) % {cap}];", "}", "",
             "int __p_in(void) {", "    int c = __p_peek(0);",
             "    __p_buf[__p_head] = 0;  /* forget it: an old element kept would make every state new */",
             f"    __p_head = (__p_head + 1) % {cap};",
             "    __p_len--;", "    return c;", "}", "",
-            "int __p_eof(void) { return !__p_fill(); }", "",
+            "int __p_eof(void) { return !__p_fill(0); }", "",
             f"void {name}(void) {{"]
     out += [f"    __p_push({v});" for v in first.initial_output]
     out += [f"    {second_function}();", "}", ""]
@@ -257,7 +310,7 @@ def _state_c(t: Transducer, q: int, var: dict[str, str], emit: str, leave: str, 
     out = [f"{ind}if (__p_q == {q}) {{"]
     for m in t.out_of(q):
         out.append(f"{ind}    if ({_enabled(m.guard, m.outputs, var)}) {{")
-        out += [f"{ind}        {emit}({c_expr(o, var)});" for o in m.outputs]
+        out += [f"{ind}        {emit}({c_term(o, var)});" for o in m.outputs]
         out += [f"{ind}        __p_q = {m.dst};", f"{ind}        {leave};", f"{ind}    }}"]
     return out + [f"{ind}}}"]
 
@@ -286,7 +339,7 @@ def _moves_table_c(t: Transducer, var: dict[str, str]) -> list[str]:
         out.append(f"        switch (__p_t{q}[(unsigned char)__p_w0]) {{")
         for i, m in enumerate(moves):
             out.append(f"        case {i}:")
-            out += [f"            __P_EMIT({c_expr(o, var)});" for o in m.outputs]
+            out += [f"            __P_EMIT({c_term(o, var)});" for o in m.outputs]
             out.append(f"            return {m.dst};")
         out += ["        default:", "            return -1;", "        }", "    }"]
     return out
@@ -296,19 +349,22 @@ def _finals_c(t: Transducer, var: dict[str, str], emit: str) -> list[str]:
     """C for the end of the input: the first enabled final move of ``__p_q``."""
     out = []
     for f in t.finals:
-        out.append(f"    if (__p_q == {f.src} && {_enabled(f.guard, f.outputs, var, final=True)}) {{")
-        out += [f"        {emit}({c_expr(o, var)});" for o in f.outputs]
+        cond = _enabled(f.guard, f.outputs, var, final=True)
+        out.append(f"    if (__p_q == {f.src}{'' if cond == '1' else ' && ' + cond}) {{")
+        out += [f"        {emit}({c_term(o, var)});" for o in f.outputs]
         out += ["        return;", "    }"]
     return out
 
 
 def _enabled(guard: z3.BoolRef, outputs: tuple, var: dict[str, str], final: bool = False) -> str:
-    """C for: the guard holds and every window place it (or an output) reads exists."""
+    """C for: the guard holds and every window place it (or an output) reads exists
+    (``__p_def`` only grows: the farthest place read is the one to test)."""
     used = set().union(window_vars(guard), *(window_vars(o) for o in outputs))
     if final and 0 in used:
         return "0"
-    defined = [f"__p_def > {j}" for j in sorted(used)]
-    return " && ".join(defined + [c_expr(guard, var)])
+    parts = [f"__p_def > {max(used)}"] if used else []
+    cond = c_term(guard, var)
+    return " && ".join(parts + ([cond] if cond != "1" else [])) or "1"
 
 
 def transducer_filter(t: Transducer, name: str) -> str:

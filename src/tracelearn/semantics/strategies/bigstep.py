@@ -2,18 +2,20 @@
 on a concrete input, cut into one step per input element and relativised to the
 lookback window.
 
-The filter reads its input with ``tl_in()``/``tl_peek(0)``/``tl_eof()`` and writes
+The filter reads its input with ``tl_in()``/``tl_peek(k)``/``tl_eof()`` and writes
 with ``tl_out(e)`` (declared in the bundled ``tracelearn.h``). The path strategy stops
 before each of these calls and this module performs them, because their meaning is
 the stream position, which only the run knows:
 
-- element ``i`` of the input is the symbol ``in!i``; a read at position ``i`` gives it
-  (``tl_in`` then moves to ``i + 1``); a read at the end of the input stops the filter;
-- ``tl_eof()`` is 1 at the end of the input, 0 otherwise;
+- element ``i`` of the input is the symbol ``in!i``; at position ``p``, ``tl_in()``
+  gives element ``p`` and moves to ``p + 1``, ``tl_peek(k)`` gives element ``p + k``
+  (``k`` a constant); a read past the end of the input stops the filter;
+- ``tl_eof()`` is 1 at the end of the input (``p`` is its length), 0 otherwise;
 - ``tl_out(e)`` appends the term ``e`` to the output.
 
-Big step ``i`` starts at the first stream operation at position ``i`` (the filter
-meets element ``i``) and ends before the first one at position ``i + 1``. Its guard is
+Big step ``i`` starts at the first stream operation that needs element ``i`` (the
+filter meets it: ``tl_peek(k)`` needs ``p + k``, the others ``p``) and ends before the
+first one that needs element ``i + 1``: lookahead reduced to lookback, as in Sigma*. Its guard is
 the conjunction of the branch conditions taken on the way, and its outputs the terms
 written; both are then *relativised*: ``in!(i - j)`` becomes the window variable
 ``w<j>`` (``w0`` is the element of the step, ``w1`` the one before, ...). Outputs
@@ -210,16 +212,15 @@ class FilterRunner:
                 (initial if r.met < 0 else concrete).append(v)
                 point = self.explorer.returned(point, None)
                 continue
-            if name == "tl_peek":
-                k = self._expand(self.explorer.call_args(point)[0].term)
-                if not z3.is_bv_value(k) or k.as_signed_long() != 0:
-                    raise FilterError(f"tl_peek({k}): only tl_peek(0) is supported (no lookahead)", call.loc)
-            if r.pos != r.met:  # the filter meets element ``pos``: a new big step
+            # the position the operation needs: tl_peek(k) looks k elements ahead
+            at = r.pos + (peek_offset(self._expand(self.explorer.call_args(point)[0].term), call.loc)
+                          if name == "tl_peek" else 0)
+            while r.met < at and r.met < r.n:  # the filter meets element met + 1: a new big step
                 close_step()
-                r.met = r.pos
-                if r.pos < r.n:
-                    r.subst.append((el.symbol(r.pos), z3.BitVecVal(r.values[r.pos], el.bits)))
-            if r.pos >= r.n:
+                r.met += 1
+                if r.met < r.n:
+                    r.subst.append((el.symbol(r.met), z3.BitVecVal(r.values[r.met], el.bits)))
+            if at >= r.n:
                 if name != "tl_eof":
                     how = "read"  # a read at the end of the input stops the filter
                     break
@@ -229,7 +230,7 @@ class FilterRunner:
             if name == "tl_eof":
                 point = self.explorer.returned(point, SVal(z3.BitVecVal(0, OUT_BITS)))
                 continue
-            value = z3.SignExt(OUT_BITS - el.bits, el.symbol(r.pos))
+            value = z3.SignExt(OUT_BITS - el.bits, el.symbol(at))
             if name == "tl_in":
                 r.pos += 1
             point = self.explorer.returned(point, SVal(value))
@@ -361,6 +362,20 @@ def _is_stream_op(s: object) -> bool:
     return isinstance(s, Call) and s.callee in STREAM_OPS
 
 
+MAX_LOOKAHEAD = 64  # tl_peek(k) for k below this (the C harness holds that many elements)
+
+
+def peek_offset(k: z3.ExprRef, loc: SourceLoc | None) -> int:
+    """The k of ``tl_peek(k)``: a constant from 0 up (lookahead, reduced to lookback: the
+    step that meets element i + k writes what the filter writes after reading it)."""
+    if not z3.is_bv_value(k):
+        raise FilterError(f"tl_peek(k): k depends on the input; it must be a constant from 0 to "
+                          f"{MAX_LOOKAHEAD - 1}", loc)
+    if not 0 <= k.as_signed_long() < MAX_LOOKAHEAD:
+        raise FilterError(f"tl_peek({k.as_signed_long()}): the offset must be from 0 to {MAX_LOOKAHEAD - 1}", loc)
+    return k.as_signed_long()
+
+
 def element_type(bits: int) -> IntType:
     return IntType(bits, True)
 
@@ -388,6 +403,9 @@ class Boundary:
     defined: int  # how many earlier elements exist (at most k)
     key: tuple
     reads: frozenset[int] = frozenset()  # the window places ``j`` the state holds (``wj``)
+    # Elements met but not consumed (``tl_peek(k)`` looked ahead): ``w1..w<held>``, which
+    # the filter will read again; 0 without lookahead
+    held: int = 0
 
 
 @dataclass
@@ -485,22 +503,10 @@ class StepExplorer:
         self._read.clear()  # (the names of the path's values are this exploration's)
         out: list[SymStep] = []
         base = b.point.node
-        el = self.element
-        w0 = z3.SignExt(OUT_BITS - el.bits, el.window(0))
-        call = _stmt(b.point)
         # the input ends here: a read stops the filter; tl_eof() says so and it goes on
-        if call.callee == "tl_eof":
-            self._walk(self.explorer.returned(b.point, SVal(z3.BitVecVal(1, OUT_BITS))), base, (), "end",
-                       True, b, out)
-        else:
-            out.append(SymStep("end", z3.BoolVal(True), ()))
+        self._op(b.point, base, (), "end", b.held, b, out)
         # an element w0
-        if call.callee == "tl_eof":
-            nxt, consumed = self.explorer.returned(b.point, SVal(z3.BitVecVal(0, OUT_BITS))), False
-        else:
-            self._peek_offset(b.point)
-            nxt, consumed = self.explorer.returned(b.point, SVal(w0)), call.callee == "tl_in"
-        self._walk(nxt, base, (), "step", consumed, b, out)
+        self._op(b.point, base, (), "step", b.held, b, out)
         self._steps[b.key[:-1]] = (out, b.defined)
         return out
 
@@ -509,11 +515,41 @@ class StepExplorer:
         step; a read there stops it instead)."""
         return _stmt(b.point).callee == "tl_eof"
 
-    def _walk(self, point: PathPoint, base, outs: tuple, kind: str, consumed: bool, b: Boundary,
+    def _op(self, p: PathPoint, base, outs: tuple, kind: str, rel: int, b: Boundary,
+            out: list[SymStep]) -> None:
+        """The stream operation ``p`` stands before, in a big step of ``kind``: ``rel`` is
+        how far back from ``w0`` the filter's consumption stands (the element ``tl_in``
+        reads is ``w<rel>``; -1: past ``w0``). An operation needing an element after
+        ``w0`` ends the step (at the end of the input, a read stops the filter and
+        ``tl_eof()`` is 1)."""
+        call = _stmt(p)
+        name = call.callee
+        if name == "tl_out":
+            t = self._expand(self.explorer.call_args(p)[0].term, p)
+            self._walk(self.explorer.returned(p, None), base, outs + (t,), kind, rel, b, out)
+            return
+        j = rel - (peek_offset(self._expand(self.explorer.call_args(p)[0].term, p), call.loc)
+                   if name == "tl_peek" else 0)  # the window place the operation needs
+        if kind == "end" and j <= 0:  # the place of the element that never came
+            if name == "tl_eof":
+                self._walk(self.explorer.returned(p, SVal(z3.BitVecVal(1, OUT_BITS))), base, outs, kind, rel, b,
+                           out)
+            else:
+                out.append(self._step(kind, self._guard(p, base), outs))
+            return
+        if j < 0:  # the filter meets the next element: the step ends here
+            out.append(self._step(kind, self._guard(p, base), outs,
+                                  self.boundary(p, min(b.defined + 1, self.k), rel + 1)))
+            return
+        if name == "tl_eof":
+            value = z3.BitVecVal(0, OUT_BITS)
+        else:
+            value = z3.SignExt(OUT_BITS - self.element.bits, self.element.window(j))
+        self._walk(self.explorer.returned(p, SVal(value)), base, outs, kind, rel - (name == "tl_in"), b, out)
+
+    def _walk(self, point: PathPoint, base, outs: tuple, kind: str, rel: int, b: Boundary,
               out: list[SymStep]) -> None:
         """Depth first over the stream operations of one big step."""
-        el = self.element
-        w0 = z3.SignExt(OUT_BITS - el.bits, el.window(0))
         for end in list(self.explorer.explore(point, _is_stream_op)):
             if self.deadline is not None and time.perf_counter() > self.deadline:
                 raise TimeoutError("time limit")  # a boundary's steps: up to seconds on a big filter
@@ -525,35 +561,14 @@ class StepExplorer:
             if end.status == "exit":
                 out.append(self._step(kind, self._guard(end.point, base), outs))
                 continue
-            p = end.point
-            call = _stmt(p)
-            name = call.callee
-            if name == "tl_out":
-                t = self._expand(self.explorer.call_args(p)[0].term, p)
-                self._walk(self.explorer.returned(p, None), base, outs + (t,), kind, consumed, b, out)
-                continue
-            if kind == "end":
-                if name == "tl_eof":
-                    self._walk(self.explorer.returned(p, SVal(z3.BitVecVal(1, OUT_BITS))), base, outs, kind,
-                               consumed, b, out)
-                else:  # a read at the end stops the filter
-                    out.append(self._step(kind, self._guard(p, base), outs))
-                continue
-            if consumed:  # the filter meets the next element: the step ends here
-                out.append(self._step(kind, self._guard(p, base), outs, self.boundary(p, min(b.defined + 1, self.k))))
-                continue
-            if name == "tl_eof":
-                nxt = self.explorer.returned(p, SVal(z3.BitVecVal(0, OUT_BITS)))
-            else:
-                self._peek_offset(p)
-                nxt = self.explorer.returned(p, SVal(w0))
-            self._walk(nxt, base, outs, kind, name == "tl_in", b, out)
+            self._op(end.point, base, outs, kind, rel, b, out)
 
     # ------------------------------------------------------------------ boundaries
 
-    def boundary(self, p: PathPoint, defined: int) -> Boundary:
+    def boundary(self, p: PathPoint, defined: int, held: int = 0) -> Boundary:
         """``p`` read back over the inputs, the window shifted by one (the element met
-        becomes ``w1``), dead frames dropped; its point starts from the root frame."""
+        becomes ``w1``), dead frames dropped; its point starts from the root frame.
+        ``held``: the elements met and not consumed (``Boundary.held``)."""
         el = self.element
         st = p.state.copy()
         live = {c.frame.fid: depth for depth, c in enumerate(p.stack)}
@@ -610,9 +625,9 @@ class StepExplorer:
         cursors = tuple((c.frame.proc.name, c.block, c.index) for c in stack)
         assert self.root is not None
         point = PathPoint(st, stack, self.root.node, (), (), 0, p.allocs, p.user_site, stopped=True)
-        key = (cursors, tuple(sorted(key_regs)), tuple(sorted(key_mem)), defined)
+        key = (cursors, tuple(sorted(key_regs)), tuple(sorted(key_mem)), held, defined)
         reads = frozenset(int(m) for _, text in key_regs + key_mem for m in re.findall(r"\bw(\d+)\b", text))
-        return Boundary(point, defined, key, reads)
+        return Boundary(point, defined, key, reads | frozenset(range(1, held + 1)), held)
 
     # ------------------------------------------------------------------ helpers
 
@@ -646,16 +661,14 @@ class StepExplorer:
                     out.append(hit[1])
         return tuple(out)
 
-    @staticmethod
-    def _step(kind: str, guard: tuple[z3.BoolRef, ...], outs: tuple, nxt: Boundary | None = None) -> SymStep:
+    def _step(self, kind: str, guard: tuple[z3.BoolRef, ...], outs: tuple, nxt: Boundary | None = None) -> SymStep:
+        # an element read ahead (``Boundary.held``) and read again when consumed may lie
+        # past the window
+        for t in guard + tuple(outs):
+            for name in term_names(t):
+                if name.startswith("w") and name[1:].isdigit() and int(name[1:]) > self.k:
+                    raise LookbackExceeded(f"a step reads the element {name[1:]} back", int(name[1:]))
         return SymStep(kind, all_of(list(guard)), outs, nxt, guard)
-
-    def _peek_offset(self, p: PathPoint) -> None:
-        call = _stmt(p)
-        if call.callee == "tl_peek":
-            k = self._expand(self.explorer.call_args(p)[0].term, p)
-            if not z3.is_bv_value(k) or k.as_signed_long() != 0:
-                raise FilterError(f"tl_peek({k}): only tl_peek(0) is supported (no lookahead)", call.loc)
 
     def _no_surprise(self, ends: list[PathEnd]) -> None:
         for e in ends:
