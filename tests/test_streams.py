@@ -49,6 +49,16 @@ def _agree(path: str, function: str, t, count: int = 150, seed: int = 1, consts=
         raise
 
 
+def _agree_with_gcc(path: str, function: str, t, **kw) -> None:
+    """``_agree``, then the transducer against the filter built by gcc (40 inputs)."""
+    replay, inputs = _agree(path, function, t, **kw)
+    try:
+        if shutil.which("gcc"):
+            assert replay.gcc(inputs[:40]) == [t.run(v) for v in inputs[:40]]
+    finally:
+        replay.close()
+
+
 def test_running_example_fig2():
     """Fig. 2/3: the first conjecture (one state copying its input) is refuted by a
     three-element input, replayed; the second has the paper's three states. Sigma*
@@ -88,12 +98,7 @@ def test_html_escape_is_learned_complete_and_agrees_with_interpreter_and_gcc():
     t = r.transducer
     assert t.states == 1 and len(t.moves) == 8  # & " < > \r \n \t, everything else
     assert t.run([ord("<"), ord("a"), ord("&")]) == [ord(c) for c in "&lt;a&amp;"]
-    replay, inputs = _agree(path, "html_escape", t)
-    try:
-        if shutil.which("gcc"):
-            assert replay.gcc(inputs[:40]) == [t.run(v) for v in inputs[:40]]
-    finally:
-        replay.close()
+    _agree_with_gcc(path, "html_escape", t)
 
 
 def test_output_at_the_end_of_input():
@@ -116,12 +121,7 @@ def test_lookahead_is_reduced_to_lookback():
     assert (t.states, t.lookback) == (2, 1)
     assert t.run([ord(c) for c in "aabxab"]) == [ord(c) for c in "aXxX"]
     assert t.run([ord("a")]) == [] and t.run([ord("x"), ord("a")]) == [ord("x")]
-    replay, inputs = _agree(path, "ab_to_x", t, consts=(97, 98, 0, 1))
-    try:
-        if shutil.which("gcc"):
-            assert replay.gcc(inputs[:40]) == [t.run(v) for v in inputs[:40]]
-    finally:
-        replay.close()
+    _agree_with_gcc(path, "ab_to_x", t, consts=(97, 98, 0, 1))
 
 
 def test_looking_two_ahead_first_and_the_end_of_input_after_a_peek():
