@@ -139,6 +139,17 @@ def test_looking_two_ahead_first_and_the_end_of_input_after_a_peek():
     _agree(path, "pair_sums", r.transducer)[0].close()
 
 
+def test_a_pipeline_whose_second_filter_looks_ahead():
+    """ab_to_x after ab_to_x: the pipeline's queue holds one element more for the second
+    filter's tl_peek(1). Not idempotent: "aa" gives "a" (the last a waits for a b that
+    never comes), and "a" gives nothing; the witness replays in the interpreter."""
+    from tracelearn.api.streams import filter_property
+    doc = filter_property("idempotent", str(STREAMS / "lookahead.c"), function="ab_to_x")
+    assert doc["holds"] is False and doc["witness"]["replay"] == "confirmed"
+    assert doc["witness"]["input"] == [97, 97]
+    assert doc["witness"]["left"]["output"] == [] and doc["witness"]["right"]["output"] == [97]
+
+
 def test_a_lookahead_offset_that_is_not_a_constant_is_outside_the_class(capsys):
     path = str(STREAMS / "lookahead.c")
     code = main(["learn-filter", path, "--function", "input_offset", "--quiet"])

@@ -20,7 +20,7 @@ from ..errors import OptionError, TracelearnError
 from ..frontend.lower import DEFAULT_CHECKS, load_program
 from ..report.check_doc import SCHEMA_VERSION
 from ..report.filter_doc import filter_document
-from ..semantics.strategies.bigstep import Element
+from ..semantics.strategies.bigstep import Element, lookahead_of
 from .deadline import CommandTimeout, watchdog
 
 
@@ -165,7 +165,7 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
     def pipeline(first, first_label: str, second_file: str, second_fn: str, label: str):
         src = Path(work.name) / f"pipeline{len(models)}.c"
         src.write_text(pipeline_source(first, second_file.replace("\\", "\\\\").replace('"', '\\"'),
-                                       second_fn, "__tl_pipeline"))
+                                       second_fn, "__tl_pipeline", lookahead_of(load_program(second_file, entry=second_fn))))
         return model(str(src), "__tl_pipeline", label)
 
     try:
@@ -277,7 +277,7 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
         if first.result.transducer is None:
             raise OptionError(f"{function}: no transducer learned ({first.doc['reason']})")
         src.write_text(pipeline_source(first.result.transducer, g_file.replace("\\", "\\\\").replace('"', '\\"'),
-                                       with_function, "__tl_pipeline"))
+                                       with_function, "__tl_pipeline", lookahead_of(load_program(g_file, entry=with_function))))
         if progress:
             progress(f"learning {with_function} after {function}")
         pipe = learn_filter_file(str(src), function="__tl_pipeline", element=element, max_depth=max_depth,

@@ -256,17 +256,20 @@ def c_expr(e: z3.ExprRef, var: dict[str, str]) -> str:  # noqa: C901 - one case 
     raise ValueError(f"operator {e.decl().name()} has no C form here")
 
 
-def pipeline_source(first: Transducer, second_file: str, second_function: str, name: str) -> str:
+def pipeline_source(first: Transducer, second_file: str, second_function: str, name: str,
+                    lookahead: int = 0) -> str:
     """A C filter ``name``: the input goes through ``first`` (a learned transducer, as C),
     whose outputs are the input of ``second_function`` (C code). The second filter's
     stream operations are renamed onto a queue that the first refills, one element of
     the real input at a time; at the end of the input the first's final outputs are
-    queued, and a read of the second past them stops the pipeline."""
+    queued, and a read of the second past them stops the pipeline. ``lookahead``: the
+    largest k of the second's ``tl_peek(k)`` (the queue holds that many more; its size
+    is what the learner explores, so no more than needed)."""
     k = first.lookback
     var = {f"w{j}": f"__p_w{j}" for j in range(k + 1)}
     most = max([len(m.outputs) for m in first.moves] + [len(f.outputs) for f in first.finals]
                + [len(first.initial_output)] + [1])
-    cap = most + MAX_LOOKAHEAD  # the second may look ahead: its tl_peek(k) fills k more
+    cap = most + 1 + lookahead
     el = {8: "signed char", 16: "short", 32: "int"}[first.bits]
     out = ["/* tracelearn: a pipeline (generated) */", "#include <tracelearn.h>", "void exit(int status);",
            "#define tl_in __p_in", "#define tl_peek __p_peek", "#define tl_eof __p_eof",
@@ -285,7 +288,7 @@ def pipeline_source(first: Transducer, second_file: str, second_function: str, n
     out += ["}", "", "static int __p_fill(int k) {", "    while (__p_len <= k) {", "        if (__p_ended) return 0;",
             "        if (tl_eof()) { __p_final(); __p_ended = 1; continue; }", "        __p_step(tl_in());", "    }",
             "    return 1;", "}", "",
-            "int __p_peek(int k) {", f"    if (k < 0 || k >= {MAX_LOOKAHEAD}) exit(2);",
+            "int __p_peek(int k) {", f"    if (k < 0 || k > {lookahead}) exit(2);",
             "    if (!__p_fill(k)) tl_in();  /* a read at the end stops the pipeline */",
             f"    return __p_buf[(__p_head + k) % {cap}];", "}", "",
             "int __p_in(void) {", "    int c = __p_peek(0);",

@@ -36,7 +36,7 @@ import z3
 
 from ...errors import TracelearnError, UnsupportedError
 from ...ir.analysis import live_locals
-from ...ir.expr import Reg
+from ...ir.expr import Const, Reg
 from ...ir.program import Call, Program, SourceLoc
 from ...ir.types import IntType
 from ...z3dag import all_of, names as term_names, substitute
@@ -363,6 +363,14 @@ def _is_stream_op(s: object) -> bool:
 
 
 MAX_LOOKAHEAD = 64  # tl_peek(k) for k below this (the C harness holds that many elements)
+
+
+def lookahead_of(program: Program) -> int:
+    """The largest k of the program's ``tl_peek(k)`` calls with a constant k (0: none;
+    a k that is not a constant is refused when the filter runs)."""
+    return max((int(s.args[0].value) for p in program.procedures.values() for b in p.blocks for s in b.stmts
+                if isinstance(s, Call) and s.callee == "tl_peek" and s.args and isinstance(s.args[0], Const)
+                and isinstance(s.args[0].value, int) and 0 <= s.args[0].value < MAX_LOOKAHEAD), default=0)
 
 
 def peek_offset(k: z3.ExprRef, loc: SourceLoc | None) -> int:
