@@ -63,9 +63,10 @@ def flips_toward_error(program: Program, ra: RecursiveAutomaton) -> frozenset[tu
     """The letters (branch, letter made) whose flip heads for an error: the source
     condition's other outcome leads to an error in fewer letters than its own, without
     returning from the procedure (``letters_to_error``; unreachable counts as
-    farthest). The bug search flips these first: Fibonacci04's ``x != 5`` has one
-    outcome that returns and one that goes on to the error, while neither outcome of
-    the recursion's branches reaches it before returning.
+    farthest). The bug search flips these first: in ``r = fib(x); if (x != 5 || r
+    == 3) return 0; ERROR: ...`` the check has one outcome that returns and one that
+    goes on to the error, while neither outcome of the recursion's branches reaches it
+    before returning.
 
     A condition's branches (``a || b && c`` is three, joined by lambda-moves) count as
     one: its outcome's distance is the least over all of their branches' moves."""

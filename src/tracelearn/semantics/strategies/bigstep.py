@@ -39,6 +39,7 @@ from ...ir.analysis import live_locals
 from ...ir.expr import Const, Reg
 from ...ir.program import Call, Program, SourceLoc
 from ...ir.types import IntType
+from ...bvterm import window_vars
 from ...z3dag import all_of, names as term_names, substitute
 from .. import symexpr as S
 from ..symbolic import SemanticsOptions, SymbolicSemantics
@@ -594,9 +595,9 @@ class StepExplorer:
                 return hit[1]
             closed = hit[2] if hit is not None else not any("#" in n for n in term_names(t))
             r = substitute(self._expand(t, p), shift)
-            for name in term_names(r):
-                if name.startswith("w") and name[1:].isdigit() and int(name[1:]) > self.k:
-                    raise LookbackExceeded(f"the state holds the element {name[1:]} back", int(name[1:]))
+            far = max(window_vars(r), default=0)
+            if far > self.k:
+                raise LookbackExceeded(f"the state holds the element {far} back", far)
             r = simp(r)
             self._closed[t.get_id()] = (t, r if closed else None, closed)  # t kept: its id is not reused
             return r
@@ -672,10 +673,9 @@ class StepExplorer:
     def _step(self, kind: str, guard: tuple[z3.BoolRef, ...], outs: tuple, nxt: Boundary | None = None) -> SymStep:
         # an element read ahead (``Boundary.held``) and read again when consumed may lie
         # past the window
-        for t in guard + tuple(outs):
-            for name in term_names(t):
-                if name.startswith("w") and name[1:].isdigit() and int(name[1:]) > self.k:
-                    raise LookbackExceeded(f"a step reads the element {name[1:]} back", int(name[1:]))
+        far = max((j for t in guard + tuple(outs) for j in window_vars(t)), default=0)
+        if far > self.k:
+            raise LookbackExceeded(f"a step reads the element {far} back", far)
         return SymStep(kind, all_of(list(guard)), outs, nxt, guard)
 
     def _no_surprise(self, ends: list[PathEnd]) -> None:
