@@ -1,6 +1,7 @@
 """learn-filter (Sigma*) on stream filters we wrote: Google AutoEscape's modifiers
 (benchmarks/filters/autoescape.c, after the loops and guards of ctemplate's
-src/template_modifiers.cc) and the test filters (tests/c/streams).
+src/template_modifiers.cc) and the test filters (tests/c/streams, those that look ahead
+with tl_peek(k) among them).
 
 Table 1 (the paper's Table 1 shape): per filter, whether the transducer was proved
 equivalent (complete), states, transitions, lookback, conjecture refinements,
@@ -57,6 +58,8 @@ FILTERS = [
     (TESTS / "fig2.c", "fig2", 16, "char"), (TESTS / "delay.c", "delay", None, "char"),
     (TESTS / "diff.c", "diff_encode", None, "char"), (CODECS, "base64_encode", None, "char"),
     (CODECS, "utf8_encode", None, "int32"),
+    (TESTS / "lookahead.c", "ab_to_x", None, "char"), (TESTS / "lookahead.c", "two_on", None, "char"),
+    (TESTS / "lookahead.c", "pair_sums", None, "char"),
 ]
 PRINTABLE = list(range(32, 127))
 
