@@ -8,6 +8,7 @@ import z3
 from ...automata.transducer import Transducer, window_vars
 from ...bvterm import compile_term
 from ...semantics.strategies.bigstep import MAX_LOOKAHEAD
+from ...semantics.symexpr import fold_sign_ext
 
 
 def run_harness(filter_file: str, function: str, bits: int) -> str:
@@ -126,32 +127,13 @@ def _sx(x: str, w: int) -> str:
 
 def c_term(e: z3.ExprRef, var: dict[str, str]) -> str:
     """``c_expr`` of ``e`` as z3 simplifies it (a learned term carries the filter's
-    casts, shifts by zero and sums of negations), or of ``e`` itself where the
-    simplified term has an operator with no C form here."""
+    casts, shifts by zero and sums of negations; the simplifier writes sign extensions
+    as concatenations, folded back), or of ``e`` itself where the simplified term has
+    an operator with no C form here."""
     try:
-        return c_expr(_sign_extensions(z3.simplify(e), {}), var)
+        return c_expr(fold_sign_ext(z3.simplify(e)), var)
     except ValueError:
         return c_expr(e, var)
-
-
-def _sign_extensions(e: z3.ExprRef, done: dict[int, z3.ExprRef]) -> z3.ExprRef:
-    """``e`` with each ``concat(x[m:m], ..., x[m:m], x)`` written back as the sign
-    extension it is (z3's simplifier expands them so, and cancels terms only then)."""
-    hit = done.get(e.get_id())
-    if hit is not None:
-        return hit
-    kids = [_sign_extensions(c, done) for c in e.children()]
-    out = e
-    if z3.is_app_of(e, z3.Z3_OP_CONCAT) and len(kids) > 1:
-        x = kids[-1]
-        m = x.size() - 1
-        if all(z3.is_app_of(c, z3.Z3_OP_EXTRACT) and c.params() == [m, m] and c.arg(0).eq(x)
-               for c in kids[:-1]):
-            out = z3.SignExt(len(kids) - 1, x)
-    if out is e and kids:
-        out = e.decl()(*kids)
-    done[e.get_id()] = out
-    return out
 
 
 def _negated(e: z3.ExprRef) -> z3.ExprRef | None:
