@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from ..z3dag import applications, constants, holds
+from ..z3dag import applications, assert_all, constants, holds
 from .bv2int import BvToInt, Untranslatable
 from .solving import check_sat
 
@@ -76,7 +76,7 @@ class LinearRelaxation:
             return z3.unknown, None
         s = z3.Solver(ctx=ctx)
         s.set("rlimit", self.rlimit)
-        s.add([r for _, r, _ in readings])
+        assert_all(s, [r for _, r, _ in readings])  # (z3py's add casts each: most of a flip's cost)
         variables = list({c.get_id(): c for _, _, cs in readings for c in cs}.values())
         # Small values first, as a tester's zero start (short runs: cheap to sample and
         # to learn); a question only larger ones answer gets any

@@ -9,10 +9,12 @@ generator seeded from the batch's number, a new solver), so batches are independ
 identically distributed, which the PAC guarantee needs (Corollary 2). What a tester
 does keep are facts about the program: the symbolic states along paths already followed
 (the same whichever batch computed them: a flip resumes from the deepest one on its
-prefix instead of executing thousands of decisions again) and the flips found
-infeasible (skipped, as they would fail again). Facts change no decision of the tester;
-a question not asked can change which of the many solutions the solver returns for a
-later flip, as the z3 context that all batches share already can.
+prefix instead of executing thousands of decisions again), the flips found
+infeasible (skipped, as they would fail again), the first solution found for each
+feasible flip (a flip asked again gets it: the solver's answer is then a function of
+the question, where z3's shared context could otherwise return another of the many
+solutions) and, from zero inputs, the run of each input list. Facts change no decision
+of the tester: a batch is a function of its random draws alone.
 
 The runs are the interpreter's; the flips are the single-path strategy's
 (``PathExplorer.follow``) on the symbolic semantics: no C semantics of its own.
@@ -92,6 +94,8 @@ class SamplerStats:
     flips_known_infeasible: int = 0  # flips skipped: an earlier batch found them infeasible
     flips_past_fixed_inputs: int = 0  # positions passed over: the prefix before them fixes every input
     flips_toward: int = 0  # flips tried first: their letters are in ``toward``
+    flips_remembered: int = 0  # feasible flips whose inputs an earlier batch had solved
+    runs_remembered: int = 0  # samples whose run an earlier one had made (the same inputs)
     solver_calls: int = 0
     truncated: int = 0
 
@@ -126,6 +130,10 @@ class ConcolicSampler:
     stats: SamplerStats = field(default_factory=SamplerStats)
     # Flipped prefixes the solver proved infeasible (never those it gave up on)
     infeasible: set[tuple[bool, ...]] = field(default_factory=set, repr=False)
+    # Flipped prefix -> the inputs of the solver's first solution, and inputs -> the
+    # run they make (``_flip``, ``run``)
+    solved: dict[tuple[bool, ...], list] = field(default_factory=dict, repr=False)
+    made: dict[tuple, Sample] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
@@ -156,10 +164,20 @@ class ConcolicSampler:
     # ------------------------------------------------------------ runs
 
     def run(self, values: list, rng: random.Random, hints: list | None = None) -> Sample:
-        src = InputSource(list(values), seed=rng.getrandbits(64), strategy=self._fill, hints=hints or [])
+        seed = rng.getrandbits(64)  # drawn whether or not it is needed: the stream stays the same
+        self.stats.samples += 1
+        # From zero inputs the run is a function of the values and hints (nothing else is
+        # drawn): one made before is that run. Flips of recursive programs come back to
+        # the same few runs: Hanoi's 2,025 feasible flips in 30 s made 6 distinct runs.
+        key = (tuple(values), tuple(hints or ())) if self._fill == "zero" else None
+        if key is not None and (known := self.made.get(key)) is not None:
+            self.stats.runs_remembered += 1
+            if known.truncated:
+                self.stats.truncated += 1
+            return known
+        src = InputSource(list(values), seed=seed, strategy=self._fill, hints=hints or [])
         r = self._interp.run(src, argv=None)
         self.stats.runs += 1
-        self.stats.samples += 1
         limit = self.max_decisions
         # A failing run's vector is whole, however long: it is the bug's witness (a
         # prefix cut at the bound is in no error vector's place)
@@ -168,7 +186,12 @@ class ConcolicSampler:
         truncated = not failed and (len(vec) > limit or r.status == "limit")
         if truncated:
             self.stats.truncated += 1
-        return Sample(vec if failed else vec[:limit], r, truncated, [i.value for i in r.inputs])
+        sample = Sample(vec if failed else vec[:limit], r, truncated, [i.value for i in r.inputs])
+        if key is not None:
+            if len(self.made) >= MAX_KEPT:
+                self.made.clear()
+            self.made[key] = sample
+        return sample
 
     def _random_runs(self, rng: random.Random) -> Iterator[Sample]:
         while True:
@@ -201,18 +224,30 @@ class ConcolicSampler:
         if flipped in self.infeasible:
             self.stats.flips_known_infeasible += 1
             return None
-        end = ex.follow(flipped)
-        if end.status != "word":
-            if end.status in ("infeasible", "exit"):
-                if len(self.infeasible) >= MAX_KEPT:
-                    self.infeasible.clear()
-                self.infeasible.add(flipped)
-            return None
-        model = ex.model()
-        if model is None:
-            return None
+        # A flip solved before gets the same inputs: the solver's answer becomes a function
+        # of the question, so batches depend on their random draws alone (i.i.d., which
+        # the guarantee needs), and no path is followed again. Not for aimed flips: their
+        # solution is drawn.
+        values = None if self.aimed else self.solved.get(flipped)
+        if values is not None:
+            self.stats.flips_remembered += 1
+        else:
+            end = ex.follow(flipped)
+            if end.status != "word":
+                if end.status in ("infeasible", "exit"):
+                    if len(self.infeasible) >= MAX_KEPT:
+                        self.infeasible.clear()
+                    self.infeasible.add(flipped)
+                return None
+            model = ex.model()
+            if model is None:
+                return None
+            values = input_values(ex.target.eq, model)
+            if not self.aimed:
+                if len(self.solved) >= MAX_KEPT:
+                    self.solved.clear()
+                self.solved[flipped] = values
         self.stats.flips_feasible += 1
-        values = input_values(ex.target.eq, model)
         # As CREST: the inputs the solution leaves out keep their values, where they fit
         # (past the flipped decision the reads may be others: another type, a range)
         hints = prev[len(values):] if self._fill == "zero" else []
