@@ -672,3 +672,24 @@ def test_the_bug_search_aims_at_the_programs_constants_and_the_check_first(tmp_p
     found = [first_failing(seed, False) for seed in range(3)]
     assert None not in found, found
     assert first_failing(0, True) is None
+
+
+def test_a_flip_asked_again_gets_its_first_solution_and_a_run_made_before_is_that_run(tmp_path):
+    """The sampler remembers each feasible flip's inputs and, from zero inputs, each
+    run: on a recursion the batches come back to the same flips. Every sample, made or
+    remembered, is what the interpreter gives on its inputs, and the first-solution
+    inputs of a flip make a run that takes the flipped decision."""
+    program = _prepared(_load(tmp_path, "safe", SAFE_RECURSIVE))
+    alphabet = DecisionAlphabet.of(program)
+    sampler = ConcolicSampler(program, alphabet, lambda: _explorer(program), "rbs", k=10, seed=3)
+    samples = [s for i in range(6) for s in sampler.batch(i)]
+    st = sampler.stats
+    assert st.flips_remembered > 0 and st.runs_remembered > 0
+    assert st.runs + st.runs_remembered == st.samples == 60
+    fresh = ConcolicSampler(program, alphabet, lambda: _explorer(program), "rbs", k=10, seed=99)
+    for s in samples:
+        again = fresh.run(s.inputs, random.Random(0))
+        assert again.vector == s.vector
+    for flipped, values in sampler.solved.items():
+        made = fresh.run(values, random.Random(0))
+        assert made.vector[:len(flipped)] == flipped

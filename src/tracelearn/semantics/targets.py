@@ -102,9 +102,10 @@ class PathNode:
 # per node made every question costly: z3's push is ~10x an assertion).
 FRAME_NODES = 32
 # A question with a resource budget is read over the integers first (``linear.py``);
-# left without a model there, it gets 1/QUICK_SHARE of the budget on the bit vectors,
-# and the rest only when the integer reading did not refute it (a hard question whose
-# every bit-vector model wraps around is rare where CREST's integer flips work)
+# left without a model there, it gets 1/QUICK_SHARE of the budget on the bit vectors
+# (none when the integer reading refuted it and ``wrapping`` is off), and the rest
+# only when the integer reading did not refute it (a hard question whose every
+# bit-vector model wraps around is rare where CREST's integer flips work)
 QUICK_SHARE = 50
 
 
@@ -112,13 +113,17 @@ class PathTarget:
     """One path's condition, with a frame per choice, and an incremental solver
     brought to the current frame at each question."""
 
-    def __init__(self, deadline: float | None = None, rlimit: int | None = None) -> None:
+    def __init__(self, deadline: float | None = None, rlimit: int | None = None, wrapping: bool = True) -> None:
         self.eq = Equation()
         self.solver = z3.Solver()
         self.deadline = deadline
         # z3's resource count allowed each question (``unknown`` past it): an effort
         # bound whose answers do not depend on the machine's load, as a time limit's do.
         self.rlimit = rlimit
+        # With a budget: does a question the integer reading refutes go on to the bit
+        # vectors (whose models may wrap around)? Off, it is unknown at once, as CREST,
+        # which solved its flips over the integers only, never made such a flip.
+        self.wrapping = wrapping
         if rlimit is not None:
             self.solver.set("rlimit", rlimit)
         # With a budget, the integer reading, asked first
@@ -287,9 +292,12 @@ class PathTarget:
         # With a budget (the sampler's flips), the integer reading first, as CREST's
         # flips were solved: a solution that is a bit-vector model too spares the
         # bit-blasting of the path, which arithmetic chains make the costly part
-        early, model = self.linear.solve(self.eq.constraints + assumptions, self.deadline)
+        formulas = self.eq.constraints + assumptions
+        early, model = self.linear.solve(formulas, self.deadline)
         if model is not None:
             return z3.sat, model
+        if early == z3.unsat and not self.wrapping:
+            return z3.unknown, None
         self._sync()
         self.solver.set("rlimit", max(1, self.rlimit // QUICK_SHARE))
         try:

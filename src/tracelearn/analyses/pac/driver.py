@@ -34,6 +34,7 @@ FLIP_RLIMIT = 5_000_000  # z3 resource units per flip query (~0.5-1 s here)
 # batches cost several of the sampler's (measurements in docs/DESIGN.md, the bug
 # search). A failing run is kept whole past it.
 SEARCH_DECISIONS = 300
+SEARCH_TRIES = 16  # flips the bug search tries on one run before it starts a new one
 
 PAC_LEARNERS = {"kv": "kv", "lsharp": "lsharp", "lstar": "lstar-angluin", "rs": "lstar", "lstar-col": "lstar-mp",
                 "nlstar": "nlstar"}
@@ -85,9 +86,10 @@ def make_teacher(prog: Program, kinds: frozenset[str], opt: PacOptions, deadline
                  progress: Callable[[str], None] | None = None) -> PacTeacher:
     """The teacher of ``prog`` (already rewritten: assertions as decisions) for the
     failures of ``kinds``: its membership explorer, sampler and error automaton."""
-    def explorer(bound: int, eager: bool = True, rlimit: int | None = None) -> PathExplorer:
+    def explorer(bound: int, eager: bool = True, rlimit: int | None = None, wrapping: bool = True) -> PathExplorer:
         # One path at a time: small values carried as terms, not named (no definitions)
-        return PathExplorer(SymbolicSemantics(prog, SemanticsOptions(name_values=False), PathTarget(deadline, rlimit)),
+        target = PathTarget(deadline, rlimit, wrapping)
+        return PathExplorer(SymbolicSemantics(prog, SemanticsOptions(name_values=False), target),
                             PathOptions(max_decisions=bound, split_conditions=opt.split_conditions, eager=eager))
 
     alphabet = DecisionAlphabet.of(prog, opt.split_conditions)
@@ -95,18 +97,22 @@ def make_teacher(prog: Program, kinds: frozenset[str], opt: PacOptions, deadline
     # decision needs the solver (not eager), one call per flip. A flip the solver cannot
     # decide within FLIP_RLIMIT is not made (as an infeasible one): CREST's tester bounds
     # each query too; the bound is z3's resource count, so batches stay reproducible.
-    def tester(bound: int) -> Callable[[], PathExplorer]:
-        return lambda: explorer(bound + 1, eager=False, rlimit=FLIP_RLIMIT)
-    sampler = ConcolicSampler(prog, alphabet, tester(opt.max_decisions), opt.strategy, opt.batch, opt.max_decisions,
+    # The sampler's flips are CREST's, solved over the integers: one refuted there is not
+    # made (Euclid's subtraction chains: the bit vectors spent 0.1 s on each, in vain). The
+    # bug search's go on to the bit vectors, where a bug may need a value to wrap.
+    def tester(bound: int, wrapping: bool) -> Callable[[], PathExplorer]:
+        return lambda: explorer(bound + 1, eager=False, rlimit=FLIP_RLIMIT, wrapping=wrapping)
+    sampler = ConcolicSampler(prog, alphabet, tester(opt.max_decisions, False), opt.strategy, opt.batch,
+                              opt.max_decisions,
                               opt.seed, kinds, opt.start)
     # The bug search: random branch, flips aimed at random small values, positions by
     # branch, those heading for an error first (its own seed stream: the sampler's
     # batches stay what they were)
     ra = error_automaton(prog, kinds, opt.split_conditions)
     deep = min(opt.max_decisions, SEARCH_DECISIONS)
-    search = ConcolicSampler(prog, alphabet, tester(deep), "rbs", opt.batch, deep, opt.seed + 1_000_003,
+    search = ConcolicSampler(prog, alphabet, tester(deep, True), "rbs", opt.batch, deep, opt.seed + 1_000_003,
                              kinds, aimed=True, by_branch=True, aim_points=decision_constants(prog),
-                             toward=flips_toward_error(prog, ra)) if opt.bug_search else None
+                             toward=flips_toward_error(prog, ra), tries=SEARCH_TRIES) if opt.bug_search else None
     # The learner's words may go past the sampler's bound (a truncated run's prefix and
     # a suffix): membership follows them much further before answering unknown.
     return PacTeacher(prog, explorer(max(10_000, 10 * opt.max_decisions)), ra, sampler, kinds, opt.epsilon,

@@ -10,11 +10,11 @@ identically distributed, which the PAC guarantee needs (Corollary 2). What a tes
 does keep are facts about the program: the symbolic states along paths already followed
 (the same whichever batch computed them: a flip resumes from the deepest one on its
 prefix instead of executing thousands of decisions again), the flips found
-infeasible (skipped, as they would fail again), the first solution found for each
-feasible flip (a flip asked again gets it: the solver's answer is then a function of
-the question, where z3's shared context could otherwise return another of the many
-solutions) and, from zero inputs, the run of each input list. Facts change no decision
-of the tester: a batch is a function of its random draws alone.
+infeasible or undecided within their budget (skipped, as they would fail again), the first solution found for each
+feasible flip (a flip asked again gets it: every batch that asks a question gets the
+same answer, where z3's shared context could return another of the many solutions)
+and, from zero inputs, the run of each input list (the same run again). None of them
+changes a decision of the tester.
 
 The runs are the interpreter's; the flips are the single-path strategy's
 (``PathExplorer.follow``) on the symbolic semantics: no C semantics of its own.
@@ -91,7 +91,7 @@ class SamplerStats:
     runs: int = 0
     flips_tried: int = 0
     flips_feasible: int = 0
-    flips_known_infeasible: int = 0  # flips skipped: an earlier batch found them infeasible
+    flips_known_infeasible: int = 0  # flips skipped: an earlier batch found them infeasible (or undecided)
     flips_past_fixed_inputs: int = 0  # positions passed over: the prefix before them fixes every input
     flips_toward: int = 0  # flips tried first: their letters are in ``toward``
     flips_remembered: int = 0  # feasible flips whose inputs an earlier batch had solved
@@ -127,8 +127,14 @@ class ConcolicSampler:
     # Letters (branch, letter made) whose flips are tried first, in the order drawn (PAC's
     # bug search: those heading for an error). Empty, as CREST: no position preferred.
     toward: frozenset[tuple[str, bool]] = frozenset()
+    # Flips tried on one run before the tester starts over from a new run (None: every
+    # position, as CREST). PAC's bug search bounds it: its runs are long, and on a
+    # 300-decision run of Euclid's algorithm whose flips the solver could not decide it
+    # spent 0.1-0.5 s on each of hundreds of positions, a whole time limit in one batch.
+    tries: int | None = None
     stats: SamplerStats = field(default_factory=SamplerStats)
-    # Flipped prefixes the solver proved infeasible (never those it gave up on)
+    # Flipped prefixes not made: the solver proved them infeasible or, within the flip's
+    # budget (a resource count, not a time: the same answer again), could not decide
     infeasible: set[tuple[bool, ...]] = field(default_factory=set, repr=False)
     # Flipped prefix -> the inputs of the solver's first solution, and inputs -> the
     # run they make (``_flip``, ``run``)
@@ -168,7 +174,8 @@ class ConcolicSampler:
         self.stats.samples += 1
         # From zero inputs the run is a function of the values and hints (nothing else is
         # drawn): one made before is that run. Flips of recursive programs come back to
-        # the same few runs: Hanoi's 2,025 feasible flips in 30 s made 6 distinct runs.
+        # the same few runs: a towers-of-Hanoi program's 2,025 feasible flips in 30 s
+        # made 6 distinct runs.
         key = (tuple(values), tuple(hints or ())) if self._fill == "zero" else None
         if key is not None and (known := self.made.get(key)) is not None:
             self.stats.runs_remembered += 1
@@ -224,20 +231,18 @@ class ConcolicSampler:
         if flipped in self.infeasible:
             self.stats.flips_known_infeasible += 1
             return None
-        # A flip solved before gets the same inputs: the solver's answer becomes a function
-        # of the question, so batches depend on their random draws alone (i.i.d., which
-        # the guarantee needs), and no path is followed again. Not for aimed flips: their
-        # solution is drawn.
+        # A flip solved before gets the same inputs (every batch asking it gets the same
+        # answer) and no path is followed again. Not for aimed flips: their solution is
+        # drawn.
         values = None if self.aimed else self.solved.get(flipped)
         if values is not None:
             self.stats.flips_remembered += 1
         else:
             end = ex.follow(flipped)
             if end.status != "word":
-                if end.status in ("infeasible", "exit"):
-                    if len(self.infeasible) >= MAX_KEPT:
-                        self.infeasible.clear()
-                    self.infeasible.add(flipped)
+                if len(self.infeasible) >= MAX_KEPT:
+                    self.infeasible.clear()
+                self.infeasible.add(flipped)
                 return None
             model = ex.model()
             if model is None:
@@ -277,6 +282,8 @@ class ConcolicSampler:
             nxt = None
             fixed = len(cur.vector)
             for tried, j in enumerate(order):
+                if tried == self.tries:
+                    break
                 if tried == FIXED_AFTER:
                     # Flips keep failing: leave out the positions the solver could only
                     # refute (the first feasible flip in the order is the same)
