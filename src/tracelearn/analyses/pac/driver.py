@@ -34,7 +34,7 @@ FLIP_RLIMIT = 5_000_000  # z3 resource units per flip query (~0.5-1 s here)
 # batches cost several of the sampler's (measurements in docs/DESIGN.md, the bug
 # search). A failing run is kept whole past it.
 SEARCH_DECISIONS = 300
-SEARCH_TRIES = 16  # flips the bug search tries on one run before it starts a new one
+SEARCH_TRIES = 4  # flips the bug search tries on one run before it starts a new one
 
 PAC_LEARNERS = {"kv": "kv", "lsharp": "lsharp", "lstar": "lstar-angluin", "rs": "lstar", "lstar-col": "lstar-mp",
                 "nlstar": "nlstar"}
