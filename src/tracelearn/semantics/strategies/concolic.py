@@ -9,12 +9,12 @@ generator seeded from the batch's number, a new solver), so batches are independ
 identically distributed, which the PAC guarantee needs (Corollary 2). What a tester
 does keep are facts about the program: the symbolic states along paths already followed
 (the same whichever batch computed them: a flip resumes from the deepest one on its
-prefix instead of executing thousands of decisions again), the flips found
-infeasible or undecided within their budget (skipped, as they would fail again), the first solution found for each
-feasible flip (a flip asked again gets it: every batch that asks a question gets the
-same answer, where z3's shared context could return another of the many solutions)
-and, from zero inputs, the run of each input list (the same run again). None of them
-changes a decision of the tester.
+prefix instead of executing thousands of decisions again), the flips found infeasible
+or undecided within their budget (skipped, as they would fail again), the first
+solution found for each feasible flip (a flip asked again gets it: every batch that
+asks a question gets the same answer, where z3's shared context could return another
+of the many solutions) and, from zero inputs, the run of each input list (the same run
+again). None of them changes a decision of the tester.
 
 The runs are the interpreter's; the flips are the single-path strategy's
 (``PathExplorer.follow``) on the symbolic semantics: no C semantics of its own.
