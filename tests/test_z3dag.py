@@ -125,3 +125,14 @@ def test_applications_are_the_operators_asked_for_each_once():
     assert sorted(a.sexpr() for a in arith) == sorted(["(bvadd x y)", "(bvmul (bvadd x y) #x00000003)",
                                                       "(bvsub (bvadd x y) x)"])
     assert applications([], frozenset({z3.Z3_OP_BADD})) == []
+
+
+def test_literal_truth_in_one_call_agrees_with_z3py():
+    from tracelearn.z3dag import lit_false, lit_true
+    x = z3.BitVec("x", 8)
+    b = z3.Bool("b")
+    terms = [z3.BoolVal(True), z3.BoolVal(False), b, z3.Not(b), x == 1, x, z3.BitVecVal(1, 8),
+             z3.simplify(x == x), z3.simplify(x != x), z3.And(b, z3.BoolVal(False))]
+    for t in terms:
+        assert lit_true(t) == z3.is_true(t) and lit_false(t) == z3.is_false(t), t
+    assert not lit_true(True) and not lit_false(False)  # not a z3 term: not a literal

@@ -99,6 +99,17 @@ def substitute(t: z3.ExprRef, pairs: list[tuple[z3.ExprRef, z3.ExprRef]]) -> z3.
     return z3.z3._to_expr_ref(C.Z3_substitute(t.ctx_ref(), t.as_ast(), n, src, dst), t.ctx)
 
 
+def lit_true(t: z3.ExprRef) -> bool:
+    """``z3.is_true(t)`` in one C call (z3py's builds three wrappers: on the PAC
+    sampler's paths its is_true and is_false took a tenth of the symbolic execution)."""
+    return isinstance(t, z3.ExprRef) and C.Z3_get_bool_value(t.ctx_ref(), t.as_ast()) == z3.Z3_L_TRUE
+
+
+def lit_false(t: z3.ExprRef) -> bool:
+    """``z3.is_false(t)`` in one C call."""
+    return isinstance(t, z3.ExprRef) and C.Z3_get_bool_value(t.ctx_ref(), t.as_ast()) == z3.Z3_L_FALSE
+
+
 def holds(model: z3.ModelRef, formulas: list[z3.BoolRef]) -> bool:
     """Is every one of ``formulas`` true in ``model``, completed (inputs it does not
     mention get a value, kept in it)? One C call each and no wrapper for the values:

@@ -37,6 +37,7 @@ from .memory import FREE_NOT_HEAP, FREE_TWICE, LEAK_MESSAGE, library_property
 from .library import LIBRARY
 from .symlib import SymLibrary
 from .symstate import SVal, State, SymObject, pts_union
+from ..z3dag import lit_false, lit_true
 
 
 class SymexLimit(Exception):
@@ -97,11 +98,11 @@ def is_false(e: z3.BoolRef) -> bool:
     """Literally false: guards are built with ``symexpr.conj`` and conditions come
     simplified, so a dead path shows without a simplifier call (a false guard missed
     would only cost time: its steps cannot happen)."""
-    return z3.is_false(e)
+    return lit_false(e)
 
 
 def is_true(e: z3.BoolRef) -> bool:
-    return z3.is_true(e)
+    return lit_true(e)
 
 
 class SymbolicSemantics(IRVisitor):
@@ -645,7 +646,7 @@ class SymbolicSemantics(IRVisitor):
             if o.oid in st.alive:
                 inside = z3.And(inside, st.alive[o.oid])
             inside = _simp(inside)
-            if z3.is_false(inside):
+            if lit_false(inside):
                 continue
             out.append((o, off, inside))
         valid = S.disj(*[c for _, _, c in out])
@@ -700,7 +701,7 @@ class SymbolicSemantics(IRVisitor):
             return SVal(S.from_bits(t, self.arbitrary(t, n)))
         pts = frozenset()
         term = None
-        if not z3.is_true(z3.simplify(S.disj(*[c for _, _, c in hits]))):
+        if not lit_true(z3.simplify(S.disj(*[c for _, _, c in hits]))):
             # The address may hit no object: that read (a run past a failed check, in
             # CBMC's semantics) sees an arbitrary value, not some object's bytes.
             term = self.arbitrary(t, n)
@@ -738,7 +739,7 @@ class SymbolicSemantics(IRVisitor):
             contents = st.mem[o.oid]
             new = by_offset(off, self.pw, lambda at: o.store(contents, _simp(at), n, bits))
             cond = inside if when is None else _simp(z3.And(inside, when))
-            if not z3.is_true(cond):
+            if not lit_true(cond):
                 new = z3.If(cond, new, st.mem[o.oid])
             new = _simp(new) if o.is_blob else new
             if not _is_value(new) and o.is_blob and self.opt.name_memory:
@@ -779,5 +780,5 @@ def _simp(e: z3.ExprRef) -> z3.ExprRef:
 
 
 def _is_value(e: z3.ExprRef) -> bool:
-    return z3.is_bv_value(e) or z3.is_true(e) or z3.is_false(e) or z3.is_fp_value(e)
+    return z3.is_bv_value(e) or lit_true(e) or lit_false(e) or z3.is_fp_value(e)
 

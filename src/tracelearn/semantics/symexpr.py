@@ -11,6 +11,7 @@ from z3 import z3core as C
 
 from ..ir.types import CType, FloatType, IntType, PointerType
 from ..ir.values import float_to_bits
+from ..z3dag import lit_false, lit_true
 
 RNE = z3.RNE()
 RTZ = z3.RTZ()
@@ -49,9 +50,9 @@ def conj(*terms: z3.BoolRef) -> z3.BoolRef:
     whose guard became false is seen without a simplifier call."""
     parts = []
     for t in terms:
-        if z3.is_false(t):
+        if lit_false(t):
             return z3.BoolVal(False)
-        if not z3.is_true(t):
+        if not lit_true(t):
             parts.append(t)
     if not parts:
         return z3.BoolVal(True)
@@ -62,9 +63,9 @@ def disj(*terms: z3.BoolRef) -> z3.BoolRef:
     """The disjunction, with literal false dropped and literal true absorbing."""
     parts = []
     for t in terms:
-        if z3.is_true(t):
+        if lit_true(t):
             return z3.BoolVal(True)
-        if not z3.is_false(t):
+        if not lit_false(t):
             parts.append(t)
     if not parts:
         return z3.BoolVal(False)

@@ -34,6 +34,7 @@ from ..equation import Step
 from ..symbolic import Frame, SymbolicSemantics, is_false
 from ..symstate import SVal, State
 from ..targets import PathNode, PathTarget
+from ...z3dag import lit_false, lit_true
 from .unwind import MergedUnwinding, UnwindOptions, back_edge_counts, loop_limit
 
 
@@ -171,7 +172,7 @@ def _route(route: Route, choice: _Choice, i: int) -> Route:
         return forks + (len(choice.options) > 1), pending
     a = choice.letters[i]
     pending = pending + tuple(b for j, ((_, c), b) in enumerate(zip(choice.options, choice.letters))
-                              if j != i and not z3.is_false(c))
+                              if j != i and not lit_false(c))
     if a is None:
         return forks, pending
     return forks + any(b is None or b == a for b in pending), ()
@@ -325,7 +326,7 @@ class PathExplorer:
         were not asked; either way a condition met after the last choice (an
         assumption, a callee's guard) is still in the state's guard."""
         guard = end.point.state.guard if end.point is not None else z3.BoolVal(True)
-        pending = not z3.is_true(guard)
+        pending = not lit_true(guard)
         if not pending and end.point is not None and end.point.node.known_sat:
             return end
         if end.point is not None:
@@ -411,7 +412,7 @@ class PathExplorer:
                     continue
                 choice, at = outcome
                 for i in reversed(choose(choice, at)):
-                    if not z3.is_false(choice.options[i][1]):  # a constant condition needs no solver
+                    if not lit_false(choice.options[i][1]):  # a constant condition needs no solver
                         work.append(("take", choice, at, i))
                 continue
             _, choice, at, i = item
@@ -432,7 +433,7 @@ class PathExplorer:
                 yield PathEnd("unwound", decisions, ids, nxt, reason=nxt.unwound)
                 continue
             last = letter is not None and until is not None and len(decisions) >= until
-            if not z3.is_true(cond) and (eager or choice.kind != "decision" or last):
+            if not lit_true(cond) and (eager or choice.kind != "decision" or last):
                 r = self.target.check()
                 if r == z3.unsat:
                     if letter is not None and nxt.forks == 0:
@@ -542,7 +543,7 @@ class PathExplorer:
                     if not callees:
                         return PathEnd("infeasible", decisions, ids, reason="call through an invalid pointer")
                     name, cond = callees[0]
-                    if not z3.is_true(cond):
+                    if not lit_true(cond):
                         st.guard = S.conj(st.guard, cond)
                     cur.index += 1
                     try:
@@ -574,8 +575,8 @@ class PathExplorer:
                 if len(decisions) >= self.opt.max_decisions:
                     return PathEnd("limit", decisions, ids, reason=f"{self.opt.max_decisions} decisions")
                 c = sem.decision(cur.frame, st, t)
-                if self.opt.fold_constants and (z3.is_true(c) or z3.is_false(c)):
-                    dst = t.then if z3.is_true(c) else t.else_
+                if self.opt.fold_constants and (lit_true(c) or lit_false(c)):
+                    dst = t.then if lit_true(c) else t.else_
                     cut = self._loop(cur, cur.block, dst, st)
                     if cut:
                         here = self._point(st, stack, decisions, ids, count, point.route)
@@ -587,7 +588,7 @@ class PathExplorer:
                     continue
                 split = self.opt.split_conditions
                 # a constant condition's other side is literally false: no solver call for it
-                neg = z3.BoolVal(not z3.is_true(c)) if z3.is_true(c) or z3.is_false(c) else z3.Not(c)
+                neg = z3.BoolVal(not lit_true(c)) if lit_true(c) or lit_false(c) else z3.Not(c)
                 return (_Choice("decision", [(True, c), (False, neg)],
                                 t.decision_id if split or not t.source_id else t.source_id,
                                 letters=(True, False) if split else t.outcome),
@@ -640,7 +641,7 @@ class PathExplorer:
     def _commit(self, st: State) -> State:
         """Move the state's guard into the solver (the path condition): later steps
         carry only what came after the last choice."""
-        if not z3.is_true(st.guard):
+        if not lit_true(st.guard):
             self.target.constrain(st.guard)
             st = st.copy(z3.BoolVal(True))
         return st
