@@ -693,3 +693,17 @@ def test_a_flip_asked_again_gets_its_first_solution_and_a_run_made_before_is_tha
     for flipped, values in sampler.solved.items():
         made = fresh.run(values, random.Random(0))
         assert made.vector[:len(flipped)] == flipped
+
+
+def test_a_remembered_run_is_never_one_of_other_inputs_python_calls_equal(tmp_path):
+    """-0.0 == 0.0 in Python, not in C (1 / x): the run made on one is not the other's."""
+    program = _prepared(_load(tmp_path, "neg_zero", HEAD + """
+int main(void) {
+  double x = __VERIFIER_nondet_double();
+  if (1.0 / x < 0) return 1;
+  return 0;
+}"""))
+    sampler = ConcolicSampler(program, DecisionAlphabet.of(program), lambda: _explorer(program), "rbs", k=2, seed=1)
+    plus, minus = sampler.run([0.0], random.Random(0)), sampler.run([-0.0], random.Random(0))
+    assert plus.vector != minus.vector and sampler.stats.runs_remembered == 0
+    assert sampler.run([-0.0], random.Random(0)) is minus and sampler.stats.runs_remembered == 1

@@ -292,8 +292,7 @@ class PathTarget:
         # With a budget (the sampler's flips), the integer reading first, as CREST's
         # flips were solved: a solution that is a bit-vector model too spares the
         # bit-blasting of the path, which arithmetic chains make the costly part
-        formulas = self.eq.constraints + assumptions
-        early, model = self.linear.solve(formulas, self.deadline)
+        early, model = self.linear.solve(self.eq.constraints + assumptions, self.deadline)
         if model is not None:
             return z3.sat, model
         if early == z3.unsat and not self.wrapping:

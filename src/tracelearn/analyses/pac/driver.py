@@ -103,8 +103,7 @@ def make_teacher(prog: Program, kinds: frozenset[str], opt: PacOptions, deadline
     def tester(bound: int, wrapping: bool) -> Callable[[], PathExplorer]:
         return lambda: explorer(bound + 1, eager=False, rlimit=FLIP_RLIMIT, wrapping=wrapping)
     sampler = ConcolicSampler(prog, alphabet, tester(opt.max_decisions, False), opt.strategy, opt.batch,
-                              opt.max_decisions,
-                              opt.seed, kinds, opt.start)
+                              opt.max_decisions, opt.seed, kinds, opt.start)
     # The bug search: random branch, flips aimed at random small values, positions by
     # branch, those heading for an error first (its own seed stream: the sampler's
     # batches stay what they were)

@@ -76,6 +76,12 @@ def by_branch_order(ids: list[str], rng: random.Random) -> list[int]:
     return sorted(range(len(ids)), key=keys.__getitem__, reverse=True)
 
 
+def _exact(values: list) -> tuple:
+    """``values`` as a key that tells apart what Python calls equal and C does not
+    (-0.0 and 0.0, 1 and 1.0)."""
+    return tuple((type(v), repr(v)) for v in values)
+
+
 @dataclass
 class Sample:
     vector: tuple[bool, ...]
@@ -176,7 +182,7 @@ class ConcolicSampler:
         # drawn): one made before is that run. Flips of recursive programs come back to
         # the same few runs: a towers-of-Hanoi program's 2,025 feasible flips in 30 s
         # made 6 distinct runs.
-        key = (tuple(values), tuple(hints or ())) if self._fill == "zero" else None
+        key = (_exact(values), _exact(hints or [])) if self._fill == "zero" else None
         if key is not None and (known := self.made.get(key)) is not None:
             self.stats.runs_remembered += 1
             if known.truncated:
