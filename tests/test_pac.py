@@ -707,3 +707,15 @@ int main(void) {
     plus, minus = sampler.run([0.0], random.Random(0)), sampler.run([-0.0], random.Random(0))
     assert plus.vector != minus.vector and sampler.stats.runs_remembered == 0
     assert sampler.run([-0.0], random.Random(0)) is minus and sampler.stats.runs_remembered == 1
+
+
+def test_the_remembered_runs_are_bounded_by_the_decisions_they_hold(tmp_path, monkeypatch):
+    import tracelearn.semantics.strategies.concolic as concolic
+
+    monkeypatch.setattr(concolic, "MAX_KEPT_DECISIONS", 12)
+    program = _prepared(_load(tmp_path, "safe", SAFE_RECURSIVE))
+    sampler = ConcolicSampler(program, DecisionAlphabet.of(program), lambda: _explorer(program), "rbs", k=10, seed=3)
+    for i in range(4):
+        sampler.batch(i)
+        held = sum(len(s.run.decisions) for s in sampler.made.values())
+        assert held == sampler._made_decisions and (held <= 12 or len(sampler.made) == 1)

@@ -61,6 +61,9 @@ FIXED_AFTER = 4
 FIXED_MIN = 64
 FIXED_TRIALS = 8
 MAX_KEPT = 20_000  # vectors kept in each of the sampler's fact caches (then it starts afresh)
+# Runs kept (``made``), counted in the decisions they record: a run holds up to 64 times
+# the decision bound of them (~70 bytes each), and 20,000 long runs would hold gigabytes
+MAX_KEPT_DECISIONS = 1_000_000
 
 
 def by_branch_order(ids: list[str], rng: random.Random) -> list[int]:
@@ -155,6 +158,7 @@ class ConcolicSampler:
         self._fill = "uniform" if self.strategy == "random-input" else self.start
         self._ex: PathExplorer | None = None
         self._fixed: dict[tuple[bool, ...], int] = {}  # vector -> ``_fixed_from``
+        self._made_decisions = 0  # decisions recorded by the runs in ``made``
         self._fix_found = self._fix_missed = 0
         self._interp = Interpreter(self.program, InterpOptions(
             checks=self.checks, record_decisions=True, max_steps=64 * self.max_decisions + 10_000))
@@ -201,9 +205,11 @@ class ConcolicSampler:
             self.stats.truncated += 1
         sample = Sample(vec if failed else vec[:limit], r, truncated, [i.value for i in r.inputs])
         if key is not None:
-            if len(self.made) >= MAX_KEPT:
+            if len(self.made) >= MAX_KEPT or self._made_decisions + len(r.decisions) > MAX_KEPT_DECISIONS:
                 self.made.clear()
+                self._made_decisions = 0
             self.made[key] = sample
+            self._made_decisions += len(r.decisions)
         return sample
 
     def _random_runs(self, rng: random.Random) -> Iterator[Sample]:
