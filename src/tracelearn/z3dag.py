@@ -100,8 +100,8 @@ def substitute(t: z3.ExprRef, pairs: list[tuple[z3.ExprRef, z3.ExprRef]]) -> z3.
 
 
 def lit_true(t: z3.ExprRef) -> bool:
-    """``z3.is_true(t)`` in one C call (z3py's builds three wrappers: on the PAC
-    sampler's paths its is_true and is_false took a tenth of the symbolic execution)."""
+    """``z3.is_true(t)`` in one C call (z3py's builds three wrappers: its is_true and
+    is_false took a tenth of a PAC run's time on a recursive program)."""
     return isinstance(t, z3.ExprRef) and C.Z3_get_bool_value(t.ctx_ref(), t.as_ast()) == z3.Z3_L_TRUE
 
 
