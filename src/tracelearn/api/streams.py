@@ -16,6 +16,7 @@ from ..analyses.streams.driver import LearnOptions, LearnResult, learn
 from ..analyses.streams.properties import Comparison, compare, identity
 from ..analyses.streams.replay import FilterReplay
 from ..analyses.streams.teacher import constants_of
+from ..automata.transducer import Transducer
 from ..errors import OptionError, TracelearnError
 from ..frontend.lower import DEFAULT_CHECKS, load_program
 from ..report.check_doc import SCHEMA_VERSION
@@ -164,8 +165,7 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
 
     def pipeline(first, first_label: str, second_file: str, second_fn: str, label: str):
         src = Path(work.name) / f"pipeline{len(models)}.c"
-        src.write_text(pipeline_source(first, second_file.replace("\\", "\\\\").replace('"', '\\"'),
-                                       second_fn, "__tl_pipeline", lookahead_of(load_program(second_file, entry=second_fn))))
+        src.write_text(_pipeline_c(first, second_file, second_fn))
         return model(str(src), "__tl_pipeline", label)
 
     try:
@@ -254,6 +254,15 @@ def _run_chain(files: dict, chain: list[str], values: list[int], el: Element) ->
         c.close()
 
 
+def _pipeline_c(first: Transducer, second_file: str, second_function: str) -> str:
+    """The C of ``second_function`` (in ``second_file``) reading ``first``'s outputs,
+    as the filter ``__tl_pipeline``: its queue holds as many more elements as the
+    second filter looks ahead."""
+    lookahead = lookahead_of(load_program(second_file, entry=second_function))
+    quoted = second_file.replace("\\", "\\\\").replace('"', '\\"')  # inside #include "..."
+    return pipeline_source(first, quoted, second_function, "__tl_pipeline", lookahead)
+
+
 def fuse_filters(file: str, *, function: str, with_function: str, with_file: str | None = None,
                  output: str | None = None, name: str = "fused", element: str = "char", check: int = 1000,
                  seed: int = 0, max_depth: int | None = None, timeout: float = 300.0,
@@ -276,8 +285,7 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
                                   timeout=timeout)
         if first.result.transducer is None:
             raise OptionError(f"{function}: no transducer learned ({first.doc['reason']})")
-        src.write_text(pipeline_source(first.result.transducer, g_file.replace("\\", "\\\\").replace('"', '\\"'),
-                                       with_function, "__tl_pipeline", lookahead_of(load_program(g_file, entry=with_function))))
+        src.write_text(_pipeline_c(first.result.transducer, g_file, with_function))
         if progress:
             progress(f"learning {with_function} after {function}")
         pipe = learn_filter_file(str(src), function="__tl_pipeline", element=element, max_depth=max_depth,
