@@ -72,6 +72,7 @@ def one(job: tuple) -> dict:
             "replay": (doc["witness"] or {}).get("replay", {}).get("status"),
             "found_by": (doc["witness"] or {}).get("found_by"), "mq": s["membership_queries"],
             "mq_teacher": s["membership_by_solver"] + s["membership_by_prefixes"], "eq": s["equivalence_queries"],
+            "eq_memory": s["conjectures_refuted_by_earlier_samples"],
             "samples": s["samples"] + s["bug_search"]["samples"],  # sampling time is both testers'
             "time": elapsed, "t_mem": s["time"]["membership"], "t_sampling": s["time"]["sampling"],
             "states": doc["automaton_states"], "automaton": doc["automaton"] if doc["verdict"] == "pac-correct" else None}
@@ -179,12 +180,12 @@ def main() -> int:
     def summary(rs: list) -> dict:
         c = {"verified": 0, "bugs": 0, "by_bad": 0, "by_sampling": 0, "by_search": 0, "replayed": 0, "gcc": 0,
              "fp": 0, "fn": 0, "unknown": 0,
-             "mq": 0, "mq_teacher": 0, "eq": 0, "time": 0.0, "t_mem": 0.0, "samples": 0, "t_sampling": 0.0}
+             "mq": 0, "mq_teacher": 0, "eq": 0, "eq_memory": 0, "time": 0.0, "t_mem": 0.0, "samples": 0, "t_sampling": 0.0}
         for path, r in rs:
             exp = expected[path]
             v = r["verdict"]
             c["time"] += r["time"]
-            for k in ("mq", "mq_teacher", "eq", "t_mem", "samples", "t_sampling"):
+            for k in ("mq", "mq_teacher", "eq", "eq_memory", "t_mem", "samples", "t_sampling"):
                 c[k] += r.get(k, 0) or 0
             if v == "pac-correct":
                 c["verified" if exp == "true" else "fn"] += 1
@@ -219,6 +220,7 @@ def main() -> int:
                  ["# of Mem queries"] + [fmt(sums[x]["mq"]) for x in names],
                  ["  past the learner's cache"] + [fmt(sums[x]["mq_teacher"]) for x in names],
                  ["# of Equ queries"] + [fmt(sums[x]["eq"]) for x in names],
+                 ["  conjectures refuted by earlier samples"] + [fmt(sums[x]["eq_memory"]) for x in names],
                  ["Total time [s]"] + [f"{sums[x]['time'] / n:.0f}" for x in names],
                  ["Mem queries time"] + [f"{100 * sums[x]['t_mem'] / max(sums[x]['time'], 1e-9):.0f}%" for x in names]]
         print(f"Table 1: learners, RBS, epsilon 0.1, delta 0.9, k 10, {len(rows)} programs, {n} runs averaged, "
@@ -231,7 +233,7 @@ def main() -> int:
                  [("Verified", "verified"), ("Bug found", "bugs"), ("False positives", "fp"),
                   ("False negatives", "fn"), ("Unknown / timeout", "unknown"), ("# of Mem queries", "mq"),
                   ("  past the learner's cache", "mq_teacher"),
-                  ("# of Equ queries", "eq")]]
+                  ("# of Equ queries", "eq"), ("  conjectures refuted by earlier samples", "eq_memory")]]
         lines.append(["Total time [s]"] + [f"{sums[s]['time'] / n:.0f}" for s in ("rbs", "cds")])
         lines.append(["Time for one sample [s]"] + [f"{sums[s]['t_sampling'] / max(sums[s]['samples'], 1):.4f}"
                                                      for s in ("rbs", "cds")])

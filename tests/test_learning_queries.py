@@ -170,6 +170,28 @@ def test_equivalence_counterexample_is_recorded_and_checked():
         q2.equivalent(empty)
 
 
+def test_a_counterexample_the_teacher_already_knows_poses_no_equivalence_query():
+    class Remembering(PrecheckTeacher):
+        def __init__(self) -> None:
+            super().__init__()
+            self.posed = 0
+
+        def known_counterexample(self, hyp):
+            return ("f", "assert") if not hyp.accepts(("f", "assert")) else None
+
+        def equivalent(self, hyp):
+            self.posed += 1
+            return super().equivalent(hyp)
+
+    t = Remembering()
+    q = QueryLayer(t)
+    assert q.equivalent(DFA.empty(TARGET.alphabet)) == ("f", "assert")
+    assert (q.stats.equivalence, q.stats.equivalence_by_memory, t.posed) == (0, 1, 0)
+    assert q.cache.get(("f", "assert")).verified and q.cache.answer(("f", "assert")) is True
+    assert q.equivalent(TARGET) is None  # it knows nothing against the target: the teacher is asked
+    assert (q.stats.equivalence, q.stats.equivalence_by_memory, t.posed) == (1, 1, 1)
+
+
 def test_counterexample_with_unknown_letter_is_rejected():
     class Odd(PrecheckTeacher):
         def equivalent(self, hyp):

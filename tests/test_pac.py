@@ -411,6 +411,34 @@ def test_a_sampled_counterexample_is_the_shortest_prefix_the_conjecture_rejects(
     assert teacher.member(ce[:2]) and teacher.stats.membership_solver == asked
 
 
+def test_a_conjecture_refuted_by_a_vector_an_earlier_query_drew_poses_no_query(tmp_path):
+    """The vectors of the batches a query has used refute later conjectures without a
+    query (and without a fresh batch); the batches the query did not use stay fresh for
+    the next one, and only queries that sample count for q_i."""
+    from tracelearn.analyses.pac.driver import make_teacher
+    from tracelearn.analyses.pac.teacher import word_of
+    from tracelearn.learning.queries import QueryLayer
+
+    program = _prepared(_load(tmp_path, "safe", SAFE_RECURSIVE))
+    teacher = make_teacher(program, KINDS, PacOptions(bug_search=0), None)
+    layer = QueryLayer(teacher)
+    vectors = [word_of(s.vector) for s in teacher.sampler.batch(0)]
+    longest = max(vectors, key=len)
+    assert len(longest) >= 4
+
+    def first(n: int) -> DFA:  # accepts the words of at most n letters
+        return DFA(("0", "1"), n + 2, 0, frozenset(range(n + 1)),
+                   {(q, a): min(q + 1, n + 1) for q in range(n + 2) for a in "01"})
+    ce = layer.equivalent(first(1))
+    assert ce is not None and len(ce) == 2 and teacher.next_batch == 1
+    ce2 = layer.equivalent(first(2))  # batch 0 holds a longer vector: no query, no batch
+    assert ce2 is not None and len(ce2) == 3 and any(v[:3] == ce2 for v in vectors)
+    assert (layer.stats.equivalence, layer.stats.equivalence_by_memory) == (1, 1)
+    assert teacher.stats.equivalence == 1 and teacher.next_batch == 1
+    layer.equivalent(first(len(longest)))  # every seen vector fits it: it is posed
+    assert (layer.stats.equivalence, layer.stats.equivalence_by_memory) == (2, 1)
+
+
 def test_flips_found_infeasible_are_not_asked_again_and_are_infeasible(tmp_path):
     program = _prepared(_load(tmp_path, "safe", SAFE_RECURSIVE))
     sampler = ConcolicSampler(program, DecisionAlphabet.of(program), lambda: _explorer(program), "rbs", k=10, seed=3)

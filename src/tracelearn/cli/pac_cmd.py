@@ -142,7 +142,9 @@ def summary_text(doc: dict) -> str:
     else:
         out.append(f"  {doc['reason']}")
     out.append(f"  membership queries {s['membership_queries']} ({s['membership_by_solver']} by the solver), "
-               f"equivalence queries {s['equivalence_queries']}, samples {s['samples']}, "
+               f"equivalence queries {s['equivalence_queries']} (and "
+               f"{s['conjectures_refuted_by_earlier_samples']} conjectures refuted by earlier samples), "
+               f"samples {s['samples']}, "
                f"solver calls {s['solver_calls']}, {s['time']['total']:.1f} s")
     return "\n".join(out)
 

@@ -44,6 +44,7 @@ class QueryStats:
     by_guess: int = 0
     by_teacher: int = 0
     equivalence: int = 0
+    equivalence_by_memory: int = 0  # conjectures refuted by a word the teacher had seen (no query)
     batch_queries: int = 0         # find_member / find_non_member calls
     guesses_fixed: int = 0         # wrong guesses corrected
     guesses_confirmed: int = 0     # guesses shown right by a batch query
@@ -251,9 +252,16 @@ class QueryLayer:
     def equivalent(self, hypothesis: DFA) -> Word | None:
         """The teacher's counterexample, recorded in the cache as verified (its
         answer is the opposite of the hypothesis'). Raises ``LearningError`` if a
-        verified answer says the hypothesis is right on it."""
-        self.stats.equivalence += 1
-        ce = self.teacher.equivalent(hypothesis)
+        verified answer says the hypothesis is right on it.
+
+        A word the teacher has already seen answered and the hypothesis gets wrong
+        refutes it with no query (``equivalence_by_memory``)."""
+        ce = teachers.known_counterexample(self.teacher, hypothesis)
+        if ce is not None:
+            self.stats.equivalence_by_memory += 1
+        else:
+            self.stats.equivalence += 1
+            ce = self.teacher.equivalent(hypothesis)
         if ce is None:
             return None
         ce = tuple(ce)

@@ -9,7 +9,10 @@ queries. It may also offer, and the query layer uses them when present:
   disjunction of the words; lazy learning fixes wrong ``False`` guesses with it);
 - ``find_non_member(words) -> word | None``: the same for non-members (fixes wrong
   ``True`` guesses);
-- ``member_many(words) -> list[bool]``: several membership queries at once.
+- ``member_many(words) -> list[bool]``: several membership queries at once;
+- ``known_counterexample(hypothesis) -> word | None``: a word the hypothesis gets
+  wrong among those the teacher has already seen answered (e.g. the vectors an earlier
+  equivalence query sampled), or None: no equivalence query is posed for it.
 
 ``TeacherBase`` gives the defaults (no precheck; batches answered by looping
 ``member``); the module-level functions fall back to the same defaults for a
@@ -65,6 +68,9 @@ class TeacherBase:
     def member_many(self, words: Sequence[Word]) -> list[bool]:
         return [self.member(w) for w in words]
 
+    def known_counterexample(self, hypothesis: DFA) -> Word | None:
+        return None
+
 
 def precheck(teacher: Teacher, word: Word) -> bool | None:
     f = getattr(teacher, "precheck", None)
@@ -83,6 +89,11 @@ def find_non_member(teacher: Teacher, words: Sequence[Word]) -> Word | None:
     if f is not None:
         return f(list(words))
     return TeacherBase.find_non_member(teacher, words)  # type: ignore[arg-type]
+
+
+def known_counterexample(teacher: Teacher, hypothesis: DFA) -> Word | None:
+    f = getattr(teacher, "known_counterexample", None)
+    return f(hypothesis) if f is not None else None
 
 
 def member_many(teacher: Teacher, words: Sequence[Word]) -> list[bool]:

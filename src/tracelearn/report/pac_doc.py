@@ -50,6 +50,7 @@ def pac_document(r: PacResult, file: str, data_model: str, options: dict) -> dic
             "membership_by_solver": r.queries.by_teacher,
             "equivalence_queries": r.queries.equivalence,
             "sampling_equivalence_queries": r.pac.equivalence,
+            "conjectures_refuted_by_earlier_samples": r.queries.equivalence_by_memory,
             "batches_per_equivalence_query": batches,
             "emptiness_tests": r.pac.emptiness_tests,
             "emptiness_by_over_approximation": r.pac.emptiness_by_over_approximation,

@@ -100,6 +100,10 @@ class PacTeacher(TeacherBase):
         # The vectors of the batches drawn, not used by a query yet (not the runs: a
         # query may draw hundreds of batches ahead, and a run records every decision)
         self._drawn: list[list[tuple[bool, ...]]] = []
+        # The distinct vectors of the batches queries have used: a later conjecture one of
+        # them refutes needs no query (it is not accepted on them: the guarantee rests on
+        # the fresh batches of the query that accepts)
+        self._seen: set[Word] = set()
         self.also: Callable[[PacTeacher, DFA], Word | None] | None = None
         # decision(P) is prefix-closed: prefixes of sampled vectors and of members are
         # members, extensions of non-members are none (answered without the solver)
@@ -136,6 +140,9 @@ class PacTeacher(TeacherBase):
         if ce is not None:
             return ce
         return self._sample(hypothesis)
+
+    def known_counterexample(self, hypothesis: DFA) -> Word | None:
+        return _shortest_rejected(hypothesis, self._seen)
 
     def error_word(self, h: DFA) -> Word | None:
         t0 = time.perf_counter()
@@ -188,18 +195,14 @@ class PacTeacher(TeacherBase):
                     self.stats.search_batches += 1
                     self._failures(self.search.batch(self.stats.search_batches - 1), "bug search")
             for n in range(q):
-                batch = self._drawn.pop(0)
+                words = {word_of(v) for v in self._drawn.pop(0)}
                 self.next_batch += 1
-                # A sampled vector is feasible, and so is each of its prefixes: the
-                # shortest prefix the conjecture rejects, over the batch, is the
-                # counterexample (a run's vector may be ~1000 decisions long; the
-                # learner's queries grow with it).
-                cut = [(k, v) for v in batch if (k := h.shortest_rejected_prefix(word_of(v))) is not None]
-                if cut:
-                    k, v = min(cut, key=lambda c: c[0])
+                self._seen |= words
+                ce = _shortest_rejected(h, words)
+                if ce is not None:
                     self.stats.batches.append(n + 1)
                     self.stats.sample_counterexamples += 1
-                    return word_of(v[:k])
+                    return ce
         finally:
             self.stats.time_sampling += time.perf_counter() - t0
         self.stats.batches.append(q)
@@ -246,3 +249,15 @@ class PacTeacher(TeacherBase):
                                 f"interpreter ({cex.replay.get('interpreter')})")
             return cex
         return None
+
+
+def _shortest_rejected(h: DFA, words: set[Word]) -> Word | None:
+    """A sampled vector is feasible, and so is each of its prefixes: the shortest
+    prefix ``h`` rejects, over ``words``, is the counterexample (a run's vector may be
+    ~1000 decisions long; the learner's queries grow with it)."""
+    best: Word | None = None
+    for w in words:
+        k = h.shortest_rejected_prefix(w)
+        if k is not None and (best is None or (k, w[:k]) < (len(best), best)):
+            best = w[:k]
+    return best
