@@ -439,6 +439,27 @@ def test_a_conjecture_refuted_by_a_vector_an_earlier_query_drew_poses_no_query(t
     assert (layer.stats.equivalence, layer.stats.equivalence_by_memory) == (2, 1)
 
 
+def test_a_vector_in_at_most_epsilon_of_the_used_batches_refutes_nothing_without_a_query(tmp_path):
+    from tracelearn.analyses.pac.driver import make_teacher
+
+    program = _prepared(_load(tmp_path, "safe", SAFE_RECURSIVE))
+    teacher = make_teacher(program, KINDS, PacOptions(epsilon=0.1, bug_search=0), None)
+    common, rare, other = ("0", "1"), ("1", "1", "0", "1", "0"), ("1", "0", "0")
+    teacher._seen = {common: 0, rare: 1, other: 2}
+    teacher._seen_batches = [(0,)] * 16 + [(0, 1)] + [(0, 2)] * 3  # 20 used batches
+
+    def rejecting(word):  # accepts every word but the extensions of ``word``'s prefix of 3
+        cut = word[:3]
+        return DFA.from_words(("0", "1"), [w for w in _all_words(5) if w[:3] != cut])
+    assert teacher.known_counterexample(rejecting(rare)) is None  # 1 batch of 20: posed
+    assert teacher.known_counterexample(rejecting(other)) == other  # 2 of 20 > epsilon: refuted
+
+
+def _all_words(n):
+    import itertools
+    return [tuple(w) for k in range(n + 1) for w in itertools.product("01", repeat=k)]
+
+
 def test_flips_found_infeasible_are_not_asked_again_and_are_infeasible(tmp_path):
     program = _prepared(_load(tmp_path, "safe", SAFE_RECURSIVE))
     sampler = ConcolicSampler(program, DecisionAlphabet.of(program), lambda: _explorer(program), "rbs", k=10, seed=3)
