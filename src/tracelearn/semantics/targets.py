@@ -30,6 +30,7 @@ import z3
 
 from ..z3dag import assert_all, holds
 from .equation import Equation, Step
+from .intervals import WrapCheck
 from .linear import LinearRelaxation
 from .solving import check_sat
 
@@ -128,8 +129,10 @@ class PathTarget:
             self.solver.set("rlimit", rlimit)
         # With a budget, the integer reading, asked first
         self.linear = LinearRelaxation() if rlimit is not None else None
+        self.wrap_check = WrapCheck()  # when an integer refutation is the bit vectors' too
         self.nodes: list[PathNode] = [PathNode(None, 0)]  # the current path, root first
         self.calls = 0  # solver calls made through ``check``
+        self.refuted_without_wrapping = 0  # integer refutations exact by interval bounds
         # What the solver holds: the first nodes of a path, how many of each node's
         # constraints, and where each of its frames begins (a frame holds the nodes
         # from its mark to the next).
@@ -292,11 +295,15 @@ class PathTarget:
         # With a budget (the sampler's flips), the integer reading first, as CREST's
         # flips were solved: a solution that is a bit-vector model too spares the
         # bit-blasting of the path, which arithmetic chains make the costly part
-        early, model = self.linear.solve(self.eq.constraints + assumptions, self.deadline)
+        formulas = self.eq.constraints + assumptions
+        early, model = self.linear.solve(formulas, self.deadline)
         if model is not None:
             return z3.sat, model
         if early == z3.unsat and not self.wrapping:
             return z3.unknown, None
+        if early == z3.unsat and self._refuted_without_wrapping(formulas):
+            self.refuted_without_wrapping += 1
+            return z3.unsat, None
         self._sync()
         self.solver.set("rlimit", max(1, self.rlimit // QUICK_SHARE))
         try:
@@ -308,6 +315,22 @@ class PathTarget:
             # unknown (not unsat: a model may wrap around)
             return r, None
         return check_sat(self.solver, assumptions, self.deadline), None
+
+    def _refuted_without_wrapping(self, formulas: list[z3.BoolRef]) -> bool:
+        """Is the integer reading's refutation of ``formulas`` the bit vectors' too? It
+        is when no term of theirs can wrap around (every bit-vector model is then one of
+        the reading), or when the formulas where one may (z3 writes ``61m == 60n`` as
+        ``m == c*n``, c the inverse of 61 modulo 2^32, under a negation: no bound holds
+        it in range) can be left out and the rest is refuted so."""
+        assert self.linear is not None
+        suspects = self.wrap_check.suspects(formulas)
+        if not suspects:
+            return True
+        if len(suspects) == len(formulas):
+            return False
+        out = set(suspects)
+        rest = [f for i, f in enumerate(formulas) if i not in out]
+        return not self.wrap_check.suspects(rest) and self.linear.solve(rest, self.deadline)[0] == z3.unsat
 
     def model(self) -> z3.ModelRef:
         """A model of the path (and assumptions) of the last ``sat`` answer."""
