@@ -19,14 +19,27 @@ X, Y, Z = (z3.BitVec(n, 32) for n in "xyz")
 
 def test_a_question_the_integers_refute_gets_no_more_effort_and_stays_unknown():
     t = PathTarget(None, rlimit=100)  # a first try too small for anything
-    t.constrain(X > 5)
-    t.constrain(X < 3)
+    t.constrain(X > 0)
+    t.constrain(X + 1 < 0)  # only a wrap-around satisfies it
     assert t.check() == z3.unknown
-    assert t.linear.refuted == 1
+    assert t.linear.refuted == 1 and t.refuted_without_wrapping == 0
     t = PathTarget(None, rlimit=5_000_000)  # enough for the bit vectors: a real answer
+    t.constrain(X > 0)
+    t.constrain(X + 1 < 0)
+    assert t.check() == z3.sat
+
+
+def test_an_integer_refutation_where_nothing_can_wrap_is_the_answer_with_no_more_effort():
+    t = PathTarget(None, rlimit=100)  # too small for the bit vectors
     t.constrain(X > 5)
-    t.constrain(X < 3)
+    t.constrain(X < 100)
+    t.constrain(X + 1 < 3)  # X + 1 cannot wrap: 5 < X < 100
     assert t.check() == z3.unsat
+    assert t.refuted_without_wrapping == 1
+    t = PathTarget(None, rlimit=100)
+    t.constrain(X > 5)
+    t.constrain(X + 1 < 3)  # X = INT_MAX: X + 1 wraps
+    assert t.check() == z3.unknown and t.refuted_without_wrapping == 0
 
 
 def test_an_integer_solution_answers_once_it_holds_on_the_bit_vectors():
