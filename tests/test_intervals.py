@@ -49,6 +49,8 @@ terms = st.recursive(
         st.tuples(inner, inner).map(lambda p: p[0] - p[1]),
         inner.map(lambda t: -t),
         st.tuples(inner, st.integers(-3, 3)).map(lambda p: p[0] * p[1]),
+        inner.map(lambda t: z3.SignExt(2, z3.Extract(1, 0, t))),  # a narrowing cast and back
+        inner.map(lambda t: z3.ZeroExt(2, z3.Extract(1, 0, t))),
     ),
     max_leaves=4,
 )
@@ -77,5 +79,5 @@ def test_where_no_term_is_suspected_every_model_reads_the_same_over_the_integers
             continue
         ints = [(xi, z3.IntVal(_signed(a))), (yi, z3.IntVal(_signed(b)))]
         for t in apps:
-            value = _signed(z3.simplify(z3.substitute(t, *bv)).as_long())
+            value = z3.simplify(z3.substitute(t, *bv)).as_signed_long()
             assert z3.simplify(z3.substitute(tr.term(t), *ints)).as_long() == value, (t, a, b)

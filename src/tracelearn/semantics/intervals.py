@@ -7,8 +7,8 @@ the reading's refutation is the bit vectors' too, with no bit-blasting (a path o
 subtractions, as Euclid's algorithm makes, cost ~0.1 s per bit-vector question).
 
 Terms are read as linear forms over atoms (variables, and any term that is not a sum,
-difference, negation, product or shift by a constant, or sign extension). Atoms start
-with their type's range; a condition comparing two terms (signed, or equal) whose forms
+difference, negation, or product or shift by a constant). Atoms start with their type's
+range (an extension's, that of the narrower type); a condition comparing two terms (signed, or equal) whose forms
 cannot wrap under the bounds so far is an integer inequality, which tightens the atoms'
 bounds (each form's others at their extremes), round after round. Every step holds in
 every bit-vector model, so the answer errs only towards "may wrap".
@@ -55,7 +55,7 @@ class _Forms:
     def _atom(self, t: z3.ExprRef) -> Form:
         i = t.get_id()
         if i not in self.atoms:
-            if z3.is_app_of(t, z3.Z3_OP_ZERO_EXT):
+            if z3.is_app_of(t, z3.Z3_OP_ZERO_EXT) and t.size() > t.arg(0).size():
                 self.atoms[i] = (0, (1 << t.arg(0).size()) - 1)
             elif z3.is_app_of(t, z3.Z3_OP_SIGN_EXT):
                 self.atoms[i] = signed_range(t.arg(0).size())
