@@ -39,11 +39,6 @@ def signed_range(width: int) -> Interval:
     return -(1 << (width - 1)), (1 << (width - 1)) - 1
 
 
-def _signed(v: z3.BitVecNumRef) -> int:
-    n, w = v.as_long(), v.size()
-    return n - (1 << w) if n >> (w - 1) else n
-
-
 class _Forms:
     """Linear forms of terms and the atoms' ranges by their types, kept across
     questions (a path's questions share most of their conditions)."""
@@ -75,7 +70,7 @@ class _Forms:
 
     def _form(self, t: z3.ExprRef) -> Form:
         if z3.is_bv_value(t):
-            return {}, _signed(t)
+            return {}, t.as_signed_long()
         if not z3.is_app(t):
             return self._atom(t)
         k = t.decl().kind()
@@ -88,7 +83,7 @@ class _Forms:
             return _scale(self.form(ch[0]), -1)
         if k == z3.Z3_OP_BMUL and len(ch) == 2 and any(z3.is_bv_value(c) for c in ch):
             c, x = (ch[0], ch[1]) if z3.is_bv_value(ch[0]) else (ch[1], ch[0])
-            return _scale(self.form(x), _signed(c))
+            return _scale(self.form(x), c.as_signed_long())
         if k == z3.Z3_OP_BSHL and z3.is_bv_value(ch[1]) and ch[1].as_long() < t.size():
             return _scale(self.form(ch[0]), 1 << ch[1].as_long())
         # A sign extension is an atom in the narrower range (its operand may wrap there)

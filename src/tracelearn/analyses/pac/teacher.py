@@ -152,14 +152,11 @@ class PacTeacher(TeacherBase):
         fitted at any price (on a doubly recursive program of the benchmarks, with any
         used batch refuting, one 167-decision vector in 65 batches took the automaton
         from 32 states to 305 and the solver's membership queries from 81 to 1,614)."""
-        words = list(self._seen)
-        bad = {i for i, w in enumerate(words) if hypothesis.shortest_rejected_prefix(w) is not None}
-        if not bad:
-            return None
-        failing = sum(1 for b in self._seen_batches if not bad.isdisjoint(b))
+        cut = {i: w[:k] for w, i in self._seen.items() if (k := hypothesis.shortest_rejected_prefix(w)) is not None}
+        failing = sum(1 for b in self._seen_batches if not cut.keys().isdisjoint(b))
         if failing <= self.epsilon * len(self._seen_batches):
             return None
-        return _shortest_rejected(hypothesis, {words[i] for i in bad})
+        return min(cut.values(), key=lambda p: (len(p), p))
 
     def error_word(self, h: DFA) -> Word | None:
         t0 = time.perf_counter()
@@ -272,9 +269,5 @@ def _shortest_rejected(h: DFA, words: set[Word]) -> Word | None:
     """A sampled vector is feasible, and so is each of its prefixes: the shortest
     prefix ``h`` rejects, over ``words``, is the counterexample (a run's vector may be
     ~1000 decisions long; the learner's queries grow with it)."""
-    best: Word | None = None
-    for w in words:
-        k = h.shortest_rejected_prefix(w)
-        if k is not None and (best is None or (k, w[:k]) < (len(best), best)):
-            best = w[:k]
-    return best
+    cuts = [w[:k] for w in words if (k := h.shortest_rejected_prefix(w)) is not None]
+    return min(cuts, key=lambda p: (len(p), p)) if cuts else None
