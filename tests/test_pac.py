@@ -460,6 +460,37 @@ def _all_words(n):
     return [tuple(w) for k in range(n + 1) for w in itertools.product("01", repeat=k)]
 
 
+EUCLID = HEAD + """
+int gcd(int a, int b) {
+  if (a <= 0 || b <= 0) { ERROR: __VERIFIER_error(); }
+  if (a == b) return a;
+  if (a > b) return gcd(a - b, b);
+  return gcd(a, b - a);
+}
+int main(void) {
+  int m = __VERIFIER_nondet_int(), n = __VERIFIER_nondet_int();
+  if (m <= 0 || n <= 0) return 0;
+  return gcd(m, n);
+}"""
+
+
+def test_the_bug_search_takes_integer_refutations_where_nothing_can_wrap_as_final(tmp_path):
+    """Euclid's subtractions never wrap on positive values: flips the integers refute
+    are settled with no bit-vector question, and the bit vectors, asked with no budget,
+    agree that every flip the search did not make is infeasible."""
+    from tracelearn.analyses.pac.driver import make_teacher
+
+    program = _prepared(_load(tmp_path, "euclid", EUCLID))
+    teacher = make_teacher(program, KINDS, PacOptions(max_decisions=40), None)  # short paths: a quick test
+    assert teacher.search is not None
+    samples = [s for i in range(3) for s in teacher.search.batch(i)]
+    assert teacher.search.stats.settled_over_integers > 0
+    explorer = _explorer(program)
+    assert all(explorer.follow(s.vector).status == "word" for s in samples)
+    assert teacher.search.infeasible
+    assert all(explorer.follow(flip).status != "word" for flip in teacher.search.infeasible)
+
+
 def test_flips_found_infeasible_are_not_asked_again_and_are_infeasible(tmp_path):
     program = _prepared(_load(tmp_path, "safe", SAFE_RECURSIVE))
     sampler = ConcolicSampler(program, DecisionAlphabet.of(program), lambda: _explorer(program), "rbs", k=10, seed=3)

@@ -106,6 +106,7 @@ class SamplerStats:
     flips_remembered: int = 0  # feasible flips whose inputs an earlier batch had solved
     runs_remembered: int = 0  # samples whose run an earlier one had made (the same inputs)
     solver_calls: int = 0
+    settled_over_integers: int = 0  # integer refutations shown final (nothing could wrap): no bit vectors
     truncated: int = 0
 
 
@@ -225,7 +226,7 @@ class ConcolicSampler:
         ex = self._ex
         if self.aimed:
             ex.target.aim(rng.getrandbits(64), self.aim_points)
-        calls = ex.target.calls
+        calls, settled = ex.target.calls, ex.target.refuted_without_wrapping
         try:
             if self.strategy == "dfs":
                 yield from self._dfs(ex, rng)
@@ -233,6 +234,7 @@ class ConcolicSampler:
                 yield from self._random_flips(ex, rng)
         finally:
             self.stats.solver_calls += ex.target.calls - calls
+            self.stats.settled_over_integers += ex.target.refuted_without_wrapping - settled
 
     def _flip(self, ex: PathExplorer, vec: tuple[bool, ...], j: int, rng: random.Random,
               prev: list) -> Sample | None:
