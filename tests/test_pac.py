@@ -484,7 +484,7 @@ def test_the_bug_search_takes_integer_refutations_where_nothing_can_wrap_as_fina
     teacher = make_teacher(program, KINDS, PacOptions(max_decisions=40), None)  # short paths: a quick test
     assert teacher.search is not None
     samples = [s for i in range(3) for s in teacher.search.batch(i)]
-    assert teacher.search.stats.settled_over_integers > 0
+    assert teacher.search.stats.refutations_final_over_integers > 0
     explorer = _explorer(program)
     assert all(explorer.follow(s.vector).status == "word" for s in samples)
     assert teacher.search.infeasible

@@ -70,7 +70,7 @@ def pac_document(r: PacResult, file: str, data_model: str, options: dict) -> dic
             "bug_search": {"every": o.bug_search, "batches": r.pac.search_batches, "samples": r.search.samples,
                            "flips_tried": r.search.flips_tried, "flips_toward_error": r.search.flips_toward,
                            "solver_calls": r.search.solver_calls,
-                           "refutations_final_over_integers": r.search.settled_over_integers},
+                           "refutations_final_over_integers": r.search.refutations_final_over_integers},
             "time": {"total": r.time, "membership": r.pac.time_membership,
                      "emptiness": r.pac.time_emptiness, "sampling": r.pac.time_sampling},
         },

@@ -134,6 +134,16 @@ class _Bounds:
                 changed = True
         return changed
 
+    def tighten_all(self, forms: list[Form]) -> bool | None:
+        """``tighten`` with each of ``forms``: changed; None when the bounds are empty."""
+        changed = False
+        for f in forms:
+            r = self.tighten(f)
+            if r is None:
+                return None
+            changed = changed or r
+        return changed
+
 
 def _sum(forms: list[Form]) -> Form:
     out: dict[int, int] = {}
@@ -227,21 +237,17 @@ class WrapCheck:
                 fx, wx, fy, wy, le = cond
                 if _fits(b.interval(fx), wx) and _fits(b.interval(fy), wy):
                     active.extend(le)
-                    for f in le:
-                        r = b.tighten(f)
-                        if r is None:
-                            return []  # no bit-vector model at all
-                        changed = changed or r
+                    r = b.tighten_all(le)
+                    if r is None:
+                        return []  # no bit-vector model at all
+                    changed = changed or r
                 else:
                     still.append(cond)
             pending = still
             if not changed:
                 break
-            for f in active:
-                r = b.tighten(f)
-                if r is None:
-                    return []
-                changed = changed or r
+            if b.tighten_all(active) is None:
+                return []
         verdict: dict[int, bool] = {}
         out = []
         for i, (_, terms) in enumerate(readings):

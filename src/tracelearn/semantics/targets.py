@@ -129,10 +129,11 @@ class PathTarget:
             self.solver.set("rlimit", rlimit)
         # With a budget, the integer reading, asked first
         self.linear = LinearRelaxation() if rlimit is not None else None
-        self.wrap_check = WrapCheck()  # when an integer refutation is the bit vectors' too
+        # With it, when an integer refutation is the bit vectors' too
+        self.wrap_check = WrapCheck() if rlimit is not None else None
         self.nodes: list[PathNode] = [PathNode(None, 0)]  # the current path, root first
         self.calls = 0  # solver calls made through ``check``
-        self.refuted_without_wrapping = 0  # integer refutations exact by interval bounds
+        self.refuted_without_wrapping = 0  # integer refutations bounds propagation showed final
         # What the solver holds: the first nodes of a path, how many of each node's
         # constraints, and where each of its frames begins (a frame holds the nodes
         # from its mark to the next).
@@ -322,7 +323,7 @@ class PathTarget:
         the reading), or when the formulas where one may (z3 writes ``61m == 60n`` as
         ``m == c*n``, c the inverse of 61 modulo 2^32, under a negation: no bound holds
         it in range) can be left out and the rest is refuted so."""
-        assert self.linear is not None
+        assert self.linear is not None and self.wrap_check is not None
         suspects = self.wrap_check.suspects(formulas)
         if not suspects:
             return True

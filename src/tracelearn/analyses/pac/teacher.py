@@ -156,7 +156,7 @@ class PacTeacher(TeacherBase):
         failing = sum(1 for b in self._seen_batches if not cut.keys().isdisjoint(b))
         if failing <= self.epsilon * len(self._seen_batches):
             return None
-        return min(cut.values(), key=lambda p: (len(p), p))
+        return _shortest(list(cut.values()))
 
     def error_word(self, h: DFA) -> Word | None:
         t0 = time.perf_counter()
@@ -269,5 +269,9 @@ def _shortest_rejected(h: DFA, words: set[Word]) -> Word | None:
     """A sampled vector is feasible, and so is each of its prefixes: the shortest
     prefix ``h`` rejects, over ``words``, is the counterexample (a run's vector may be
     ~1000 decisions long; the learner's queries grow with it)."""
-    cuts = [w[:k] for w in words if (k := h.shortest_rejected_prefix(w)) is not None]
-    return min(cuts, key=lambda p: (len(p), p)) if cuts else None
+    return _shortest([w[:k] for w in words if (k := h.shortest_rejected_prefix(w)) is not None])
+
+
+def _shortest(words: list[Word]) -> Word | None:
+    """The shortest of ``words``, the least of those in order (a set's order varies)."""
+    return min(words, key=lambda w: (len(w), w)) if words else None

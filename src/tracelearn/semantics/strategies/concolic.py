@@ -106,7 +106,7 @@ class SamplerStats:
     flips_remembered: int = 0  # feasible flips whose inputs an earlier batch had solved
     runs_remembered: int = 0  # samples whose run an earlier one had made (the same inputs)
     solver_calls: int = 0
-    settled_over_integers: int = 0  # integer refutations shown final (nothing could wrap): no bit vectors
+    refutations_final_over_integers: int = 0  # integer refutations shown final (nothing could wrap): no bit vectors
     truncated: int = 0
 
 
@@ -234,7 +234,7 @@ class ConcolicSampler:
                 yield from self._random_flips(ex, rng)
         finally:
             self.stats.solver_calls += ex.target.calls - calls
-            self.stats.settled_over_integers += ex.target.refuted_without_wrapping - settled
+            self.stats.refutations_final_over_integers += ex.target.refuted_without_wrapping - settled
 
     def _flip(self, ex: PathExplorer, vec: tuple[bool, ...], j: int, rng: random.Random,
               prev: list) -> Sample | None:
