@@ -7,9 +7,10 @@ today's convention instead, as `check --property` does: signed overflow and bad 
 are undefined behaviour the verdicts assume away (a path ends at one).
 `--prove none` is the bounded model checker alone (a `true` only by complete
 unwinding), `--prove chc` the portfolio with the Horn-clause proof; the table has a
-column for each strategy given.
+column for each strategy given. The concolic bug search runs beside the model checker
+(`check`'s default) unless `--no-bug-search`: a bug it finds has no bound (`-`).
 
-    python benchmarks/svcomp_recursive.py [--benchmarks DIR] [--timeout 60] [--prove none,chc]
+    python benchmarks/svcomp_recursive.py [--benchmarks DIR] [--timeout 60] [--prove none,chc] [--no-bug-search]
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per program")
     parser.add_argument("--only", default="", help="substring of the program names to run")
     parser.add_argument("--prove", default="none,chc", help="strategies, comma-separated (none = BMC alone)")
+    parser.add_argument("--no-bug-search", action="store_true", help="the model checker without the bug search")
     parser.add_argument("--undefined", action="store_true",
                         help="signed overflow and shifts assumed absent (today's SV-COMP), not wrapping")
     args = parser.parse_args()
@@ -59,7 +61,8 @@ def run_strategy(folder: Path, args, prove: str) -> dict:
             continue
         t0 = time.perf_counter()
         res = check_run(str(folder / f"{name}.c"), timeout=args.timeout, checks=["error-call"], prove=prove,
-                        data_model="ILP32", assumed=SVCOMP_UNDEFINED if args.undefined else ()).result
+                        data_model="ILP32", assumed=SVCOMP_UNDEFINED if args.undefined else (),
+                        bug_search=False if args.no_bug_search else None).result
         dt = time.perf_counter() - t0
         replay = res.counterexample.replay["status"] if res.counterexample else ""
         if expected == "false":
@@ -75,12 +78,13 @@ def run_strategy(folder: Path, args, prove: str) -> dict:
         counts["unknown"] += res.verdict == "unknown"
         proof = res.proof.status if res.proof is not None else "-"
         horn = res.proof.solver if res.proof is not None and res.proof.status == "proved" else "-"
-        rows.append([name, expected, res.verdict, res.proved_by or "-", res.bound if res.bound is not None else "-",
+        rows.append([name, expected, res.verdict, res.proved_by or res.found_by or "-",
+                     res.bound if res.bound is not None else "-",
                      f"{dt:.2f}", replay or "-", res.stats.calls, proof, horn, (res.reason or "")[:40]])
         print(f"{name}: {res.verdict} (bound {res.bound}, {dt:.1f}s)", file=sys.stderr, flush=True)
     print(f"\n--prove {prove}, {args.timeout:g} s per program, "
           f"{'signed overflow and shifts undefined' if args.undefined else 'signed overflow wraps'}")
-    print(table(rows, ["program", "expected", "tracelearn", "proved by", "bound", "time s", "replay",
+    print(table(rows, ["program", "expected", "tracelearn", "proved / found by", "bound", "time s", "replay",
                        "solver calls", "Horn clauses", "Horn solver", "note"]))
     print(f"\nfalse found with replayed counterexample: {counts['false_found']}/{counts['false_total']}; "
           f"true proved unconditionally: {counts['true_proved']}/{counts['true_total']}; "

@@ -106,6 +106,7 @@ def test_bad_c_one_clear_message(cfile, name):
     ["frobnicate"],
     ["run", "FILE", "--inputs", "1,x"],
     ["check", "FILE", "--entry", "nosuchfunction"],
+    ["check", "FILE", "--bug-search", "--minimize", "all"],
 ])
 def test_bad_options(cfile, args):
     path = cfile("int main(void) { return 0; }")

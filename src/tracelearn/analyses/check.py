@@ -22,9 +22,17 @@ from ..semantics.symbolic import SemanticsOptions, SymexLimit
 from ..semantics.symexpr import disj
 from ..semantics.traces import Counterexample, extract, replay
 from ..semantics.solving import at_deadline, clear_main_interrupt, interrupt_main_context
+from .falsify import Falsifier, SearchStats
 from .kinduction import KInduction, KInductionProver
 from .proofs import PROVE_CHOICES, HornProof, ProofResult
 
+
+
+# The bug search's time: this share of the time limit, at least SEARCH_MIN_S seconds (the
+# bugs of SV-COMP 2015's recursive tasks it finds take 1-3 s; with the Horn-clause proof
+# beside it, a search to the end slowed a proof from 8.6 s to 16.4 s on two processors)
+SEARCH_SHARE = 0.25
+SEARCH_MIN_S = 10.0
 
 
 @dataclass
@@ -47,6 +55,10 @@ class CheckOptions:
     # shifts): the paths through a failure end there, no proof has to rule one out, and
     # one the model checker finds reachable is named in the result's `assumptions`.
     assumed: frozenset[str] = frozenset()
+    # The concolic bug search beside the model checker (``falsify.py``). Off by default
+    # here: a counterexample it finds has no equation to minimize or explain over
+    # (``api.check`` turns it on when the bound deepens and neither is asked for).
+    bug_search: bool = False
 
 
 @dataclass
@@ -61,10 +73,13 @@ class CheckProgress:
     proof: HornProof | None = None  # the proof attempt running beside the model checker
     assumptions: list[str] = field(default_factory=list)  # see CheckOptions.assumed
     kinduction: KInductionProver | None = None
+    falsifier: Falsifier | None = None  # the bug search running beside the model checker
 
     def stopped(self, why: str) -> "CheckResult":
         if self.found is not None:  # a violation found is a finished result: keep it
             return self.found
+        if self.falsifier is not None and self.falsifier.found is not None:  # so is the search's
+            return searched(self.falsifier, self.stats)
         proof = self.proof.result(wait=False) if self.proof is not None else None
         if proof is not None and proof.proved:  # so is a proof
             return CheckResult("true", self.last_done, None, self.stats, "", proof=proof, proved_by="chc",
@@ -74,7 +89,8 @@ class CheckProgress:
         verdict = "true-up-to-bound" if self.last_done is not None else "unknown"
         done = f" after bound {self.last_done}" if self.last_done is not None else ""
         return CheckResult(verdict, self.last_done, None, self.stats, f"{why}{done}", proof=proof,
-                           assumptions=self.assumptions, kinduction=self._kind())
+                           assumptions=self.assumptions, kinduction=self._kind(),
+                           search=self.falsifier.stop() if self.falsifier is not None else None)
 
     def _kind(self) -> KInduction | None:
         return self.kinduction.result if self.kinduction is not None else None
@@ -94,6 +110,15 @@ class CheckResult:
     proved_by: str = ""  # verdict true: "unwinding" (every path explored), "k-induction" or "chc" (Horn clauses)
     kinduction: KInduction | None = None  # what k-induction did (None: not run)
     assumptions: list[str] = field(default_factory=list)  # assumed-absent failures found reachable
+    found_by: str = ""  # verdict false: "unwinding" (the model checker) or "bug search"
+    search: SearchStats | None = None  # what the bug search did (None: not run)
+
+
+def searched(falsifier: Falsifier, stats: SolverStats) -> CheckResult:
+    """The result of a bug the search found (its counterexample already replayed; no
+    unwinding bound: the search follows runs)."""
+    assert falsifier.found is not None
+    return CheckResult("false", None, falsifier.found, stats, "", found_by="bug search", search=falsifier.stop())
 
 
 def check(program: Program, opts: CheckOptions, done: CheckProgress | None = None) -> CheckResult:
@@ -110,13 +135,23 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
     if kind is not None and opts.loop_bounds:  # the base case would not be the global bound's
         kind.refuse("--unwind-loop bounds some loops (the base case is the bound of every loop)")
     done.kinduction = kind
-    if prove in ("chc", "all"):
-        if opts.progress is not None:
-            opts.progress("encoding the program as Horn clauses")
-        # a switched-off undefined-behaviour check is a goal too: a proof must rule it out
-        proof = HornProof(program, opts.checks | opts.undefined, deadline, interrupt_main_context)
-        done.proof = proof
+    if opts.bug_search and Falsifier.available():
+        # forked before any thread of the check starts (see falsify.py); it has a share of
+        # the time only: on a safe program it finds nothing, and its processor is the proof's
+        ends = min(deadline, start + max(SEARCH_MIN_S, SEARCH_SHARE * opts.timeout_s))
+        done.falsifier = Falsifier(program, opts.checks, opts.undefined | opts.assumed, ends, interrupt_main_context)
+    result: CheckResult | None = None
     try:
+        if prove in ("chc", "all"):
+            if opts.progress is not None:
+                opts.progress("encoding the program as Horn clauses")
+            # a switched-off undefined-behaviour check is a goal too: a proof must rule it out
+            try:
+                proof = HornProof(program, opts.checks | opts.undefined, deadline, interrupt_main_context)
+            except z3.Z3Exception:  # the search's bug interrupted the encoding: no proof needed
+                if done.falsifier is None or not done.falsifier.has_found:
+                    raise
+            done.proof = proof
         result = _portfolio(program, opts, done, deadline, proof, kind)
         if kind is not None:
             result.kinduction = kind.result
@@ -125,18 +160,32 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
     finally:
         if proof is not None:  # an exception on the way (Ctrl-C, the command's time limit)
             proof.stop()
-            clear_main_interrupt()  # the proof may have interrupted the main context after its last query
+        if done.falsifier is not None:
+            search = done.falsifier.stop()
+            if result is not None and result.search is None:
+                result.search = search
+        if proof is not None or done.falsifier is not None:
+            clear_main_interrupt()  # either may have interrupted the main context after its last query
 
 
 def _portfolio(program: Program, opts: CheckOptions, done: CheckProgress, deadline: float,
                proof: HornProof | None, kind: KInductionProver | None) -> CheckResult:
+    search = done.falsifier
+
+    def answered() -> bool:  # another strategy has the verdict: the model checker stops
+        return (proof is not None and proof.proved) or (search is not None and search.has_found)
+
     try:
         with BitwuzlaWorker() as bitwuzla:
-            result = _bmc(program, opts, done, deadline, proof, kind, bitwuzla)
+            result = _bmc(program, opts, done, deadline, answered, kind, bitwuzla)
     except z3.Z3Exception:
-        if proof is None or not proof.proved:  # not the interrupt of a proof found
+        if not answered():  # not the interrupt of another strategy's answer
             raise
         result = done.stopped("")
+    if result.verdict == "false" and not result.found_by:
+        result.found_by = "unwinding"
+    elif search is not None and search.has_found:  # a bug found beside the model checker
+        result = searched(search, result.stats)
     if proof is None:
         if result.verdict == "true" and not result.proved_by:
             result.proved_by = "unwinding"
@@ -158,13 +207,13 @@ def _portfolio(program: Program, opts: CheckOptions, done: CheckProgress, deadli
 
 
 def _bmc(program: Program, opts: CheckOptions, done: CheckProgress, deadline: float,
-         proof: HornProof | None, kind: KInductionProver | None = None,
+         stop: Callable[[], bool] | None = None, kind: KInductionProver | None = None,
          bitwuzla: BitwuzlaWorker | None = None) -> CheckResult:
-    """The bounded model checker's deepening; it ends early when ``proof`` is found.
-    After each bound with no failing check, ``kind`` checks that bound's step case.
-    ``bitwuzla``: where each bound's verdict query goes first."""
+    """The bounded model checker's deepening; it ends early when ``stop()`` is true
+    (another strategy answered). After each bound with no failing check, ``kind``
+    checks that bound's step case. ``bitwuzla``: where each bound's verdict query goes
+    first."""
     stats = done.stats
-    stop = (lambda: proof.proved) if proof is not None else None
 
     def say(text: str) -> None:
         if opts.progress is not None:
@@ -177,7 +226,7 @@ def _bmc(program: Program, opts: CheckOptions, done: CheckProgress, deadline: fl
     approximations: list[str] = []
     for b in bounds:
         if stop is not None and stop():
-            reason = "a proof was found"
+            reason = "another strategy answered"
             break
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
@@ -216,7 +265,7 @@ def _bmc(program: Program, opts: CheckOptions, done: CheckProgress, deadline: fl
             return done.found
         if r == "unknown":
             if stop is not None and stop():
-                reason = "a proof was found"
+                reason = "another strategy answered"
                 break
             why = enc.last_unknown or enc.solver.reason_unknown() or "solver gave up"
             # z3 says "canceled" for a timeout too: name the time limit when it is past.

@@ -53,6 +53,7 @@ def check_run(
     undefined: Iterable[str] = (),
     assumed: Iterable[str] = (),
     units: Iterable[str] = (),
+    bug_search: bool | None = None,
 ) -> CheckRun:
     """Check ``file``; ``hard_deadline`` (the CLI's) also stops phases that do not
     watch the clock, with an alarm signal (main thread only); ``undefined``: check
@@ -61,7 +62,10 @@ def check_run(
     ``assumed``: check kinds whose failure is assumed not to happen (SV-COMP's
     convention for undefined behaviour): never followed, never a goal, and named in
     the result's ``assumptions`` when one is reachable; ``units``: more translation
-    units linked with ``file`` (C files or compilation databases)."""
+    units linked with ``file`` (C files or compilation databases); ``bug_search``: the
+    concolic bug search beside the model checker (None: on when the bound deepens and
+    the counterexample is neither minimized nor explained, which need the model
+    checker's equation)."""
     t0 = time.perf_counter()
     if bound is not None and bound < 1:
         raise OptionError("bound must be >= 1")
@@ -69,6 +73,9 @@ def check_run(
         raise OptionError("timeout must be a finite number of seconds > 0")
     if minimize not in ("none", "length", "values", "all") or method not in ("optimal", "greedy"):
         raise OptionError("minimize is none|length|values|all and method optimal|greedy")
+    if bug_search and (minimize != "none" or explain):
+        raise OptionError("--bug-search and --minimize/--explain exclude each other: a counterexample of the bug "
+                          "search has no model checker's equation to minimize or explain over")
     if prove is not None and prove not in PROVE_CHOICES:
         raise OptionError(f"prove is {'|'.join(PROVE_CHOICES)}, not {prove!r}")
     check_set = checks if isinstance(checks, frozenset) else (
@@ -88,15 +95,18 @@ def check_run(
             ub, absent = frozenset(undefined), frozenset(assumed) - check_set
             program = load_program(file, dm, include, define or {}, entry=entry,
                                    checks=check_set | DEFAULT_CHECKS | ub | absent, units=tuple(units))
+            if bug_search is None:
+                bug_search = bound is None and minimize == "none" and not explain
             opts = CheckOptions(bound=bound, timeout_s=max(0.001, timeout - (time.perf_counter() - t0)),
-                                checks=check_set, loop_bounds=loop_bounds, progress=progress, prove=prove)
+                                checks=check_set, loop_bounds=loop_bounds, progress=progress, prove=prove,
+                                bug_search=bug_search)
             opts.undefined = opts.undefined | ub
             opts.assumed = absent
             result = bmc_check(program, opts, done)
         except CommandTimeout:
             result = done.stopped(f"timeout ({timeout:g} s)" + ("" if program else " while loading the program"))
     analysis = None
-    if result.counterexample is not None:
+    if result.counterexample is not None and result.encoding is not None:  # (not the bug search's)
         if progress and (minimize != "none" or explain):
             progress("minimizing and explaining the counterexample")
         copts = CexOptions(minimize, method, explain, causes_inputs_only, timeout, explain_timeout)

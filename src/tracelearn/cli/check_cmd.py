@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 import sys
 
 from ..api.check import check_run, check_task, one_task
@@ -46,6 +48,10 @@ def add_parser(sub) -> None:
                         "'all' = every check. A switched-off assertion ends the run (as its abort would); a "
                         "switched-off runtime check that can fail is undefined behaviour: the verdict is then "
                         "unknown, never true. Without overflow/shift, arithmetic wraps (as gcc -fwrapv)")
+    p.add_argument("--bug-search", action=argparse.BooleanOptionalAction, default=None,
+                   help="a concolic bug search beside the model checker, in a process of its own: a bug behind a "
+                        "deep recursion is found without unwinding that deep (default: on when the bound deepens "
+                        "and the counterexample is neither minimized nor explained)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
     p.add_argument("--full-trace", action="store_true", help="show internal steps of the counterexample")
@@ -82,7 +88,7 @@ def run(args) -> int:
                   method=args.method, explain=args.explain, causes_inputs_only=args.causes_inputs_only,
                   explain_timeout=args.explain_timeout, include=args.include, define=parse_defines(args.define),
                   units=args.unit or (),
-                  hard_deadline=True, prove=args.prove)
+                  hard_deadline=True, prove=args.prove, bug_search=args.bug_search)
     with Progress(enabled=not args.quiet) as progress:
         if task is not None:
             run_ = check_task(task, signed_overflow=args.signed_overflow or "undefined", progress=progress.update,
@@ -120,11 +126,12 @@ def write_outputs(args, program, result, analysis, dm: str) -> None:
         doc = sarif_document([cex] if cex is not None else [], result.verdict)
         write_output(args.sarif, json_text(doc, indent=2), "--sarif")
     if args.witness:
-        if cex is not None and analysis is not None and specification(cex) is None:
+        if cex is not None and specification(cex) is None:
             print(f"note: no witness written to {args.witness}: SV-COMP has no property for a {cex.kind} "
                   f"failure", file=sys.stderr)
-        elif cex is not None and analysis is not None:
-            write_output(args.witness, witness_yaml(cex, args.file, dm, analysis.waypoints(result)), "--witness")
+        elif cex is not None:  # (the bug search's counterexample carries its waypoints)
+            waypoints = analysis.waypoints(result) if analysis is not None else cex.waypoints or []
+            write_output(args.witness, witness_yaml(cex, args.file, dm, waypoints), "--witness")
         elif result.verdict == "true" and result.proved_by == "k-induction" and result.kinduction is not None:
             k = result.kinduction  # the invariants Houdini kept: true at every arrival at the loop head
             invs = [(program_file(k.loop), *_line_col(k.loop), k.proc, " && ".join(f"({t})" for t in k.invariants))
@@ -167,8 +174,11 @@ def print_text(result, args, elapsed: float, analysis=None, program=None) -> Non
             print(f"Minimized ({cex.minimized}): length {ms.length_before} -> {ms.length_after}, "
                   f"sum of |values| {ms.sum_before} -> {ms.sum_after} "
                   f"({ms.solver_calls} solver calls, {ms.time_s:.2f}s)")
-        else:
+        elif cex.value_sum is not None:
             print(f"Length {cex.length}, sum of |values| {cex.value_sum} (not minimized; see --minimize)")
+        else:  # the bug search's: no equation to minimize over
+            print(f"Length {cex.length} (found by the bug search: not minimized; --minimize and --explain run "
+                  "the model checker alone)")
         if analysis is not None and analysis.explanation is not None:
             print()
             print(explanation_text(analysis.explanation, program.source_line if program else None))
@@ -178,7 +188,12 @@ def print_text(result, args, elapsed: float, analysis=None, program=None) -> Non
     for a in result.assumptions:
         print(f"note: {a}")
     s = result.stats
-    print(f"Statistics: bound {result.bound}, {s.constraints} constraints, {s.calls} solver calls, "
+    if result.found_by == "bug search" and result.search is not None:
+        b = result.search
+        print(f"Found by the concolic bug search beside the model checker: {b.samples} runs in {b.batches} "
+              f"batches, {b.solver_calls} solver calls, {b.time_s:.3f}s")
+    bound = result.bound if result.bound is not None else "-"
+    print(f"Statistics: bound {bound}, {s.constraints} constraints, {s.calls} solver calls, "
           f"solver {s.time_s:.3f}s, encoding {s.encode_time_s:.3f}s, total {elapsed:.3f}s")
     verdict = result.verdict
     if verdict == "false":

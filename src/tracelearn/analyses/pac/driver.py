@@ -10,32 +10,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...automata.dfa import DFA
-from ...ir.decisions import DecisionAlphabet, assertions_as_branches, decision_constants
+from ...ir.decisions import DecisionAlphabet, assertions_as_branches
 from ...ir.program import Program
 from ...ir.transform import copy_program
 from ...learning.lazy import learn
 from ...learning.learner import LearningError
 from ...learning.queries import QueryStats
 from ...semantics.strategies.concolic import ConcolicSampler, SamplerStats
-from ...semantics.strategies.path import PathExplorer, PathOptions
-from ...semantics.symbolic import SemanticsOptions, SymbolicSemantics
-from ...semantics.targets import PathTarget
 from ...semantics.traces import Counterexample
-from .error_automaton import error_automaton, flips_toward_error
-from .teacher import BugFound, PacStats, PacTeacher, Undecided
+from ..bug_search import Undecided, bug_searcher, explorer_factory, tester
+from .error_automaton import error_automaton
+from .teacher import BugFound, PacStats, PacTeacher
 
 # The paper's learners that we have, by the paper's names: Angluin's L* (prefixes of a
 # counterexample as rows) is its "L*", with Rivest-Schapire counterexamples its "RS",
 # with Maler-Pnueli suffixes its "L*-columns"; NL* learns residual NFAs (the model is
 # their subset construction, minimized).
-FLIP_RLIMIT = 5_000_000  # z3 resource units per flip query (~0.5-1 s here)
-# The bug search's decision bound (at most --max-decisions): a flip at position j of a
-# run costs the symbolic execution of its path up to j, and at 1,000 the search's
-# batches cost several of the sampler's (measurements in docs/DESIGN.md, the bug
-# search). A failing run is kept whole past it.
-SEARCH_DECISIONS = 300
-SEARCH_TRIES = 4  # flips the bug search tries on one run before it starts a new one
-
 PAC_LEARNERS = {"kv": "kv", "lsharp": "lsharp", "lstar": "lstar-angluin", "rs": "lstar", "lstar-col": "lstar-mp",
                 "nlstar": "nlstar"}
 
@@ -86,32 +76,16 @@ def make_teacher(prog: Program, kinds: frozenset[str], opt: PacOptions, deadline
                  progress: Callable[[str], None] | None = None) -> PacTeacher:
     """The teacher of ``prog`` (already rewritten: assertions as decisions) for the
     failures of ``kinds``: its membership explorer, sampler and error automaton."""
-    def explorer(bound: int, eager: bool = True, rlimit: int | None = None, wrapping: bool = True) -> PathExplorer:
-        # One path at a time: small values carried as terms, not named (no definitions)
-        target = PathTarget(deadline, rlimit, wrapping)
-        return PathExplorer(SymbolicSemantics(prog, SemanticsOptions(name_values=False), target),
-                            PathOptions(max_decisions=bound, split_conditions=opt.split_conditions, eager=eager))
-
+    explorer = explorer_factory(prog, deadline, opt.split_conditions)
     alphabet = DecisionAlphabet.of(prog, opt.split_conditions)
-    # The sampler flips the last decision of a prefix a run has made: only the flipped
-    # decision needs the solver (not eager), one call per flip. A flip the solver cannot
-    # decide within FLIP_RLIMIT is not made (as an infeasible one): CREST's tester bounds
-    # each query too; the bound is z3's resource count, so batches stay reproducible.
     # The sampler's flips are CREST's, solved over the integers: one refuted there is not
-    # made (Euclid's subtraction chains: the bit vectors spent 0.1 s on each, in vain). The
-    # bug search's go on to the bit vectors, where a bug may need a value to wrap.
-    def tester(bound: int, wrapping: bool) -> Callable[[], PathExplorer]:
-        return lambda: explorer(bound + 1, eager=False, rlimit=FLIP_RLIMIT, wrapping=wrapping)
-    sampler = ConcolicSampler(prog, alphabet, tester(opt.max_decisions, False), opt.strategy, opt.batch,
+    # made (Euclid's subtraction chains: the bit vectors spent 0.1 s on each, in vain)
+    sampler = ConcolicSampler(prog, alphabet, tester(explorer, opt.max_decisions, False), opt.strategy, opt.batch,
                               opt.max_decisions, opt.seed, kinds, opt.start)
-    # The bug search: random branch, flips aimed at random small values, positions by
-    # branch, those heading for an error first (its own seed stream: the sampler's
-    # batches stay what they were)
+    # The bug search (its own seed stream: the sampler's batches stay what they were)
     ra = error_automaton(prog, kinds, opt.split_conditions)
-    deep = min(opt.max_decisions, SEARCH_DECISIONS)
-    search = ConcolicSampler(prog, alphabet, tester(deep, True), "rbs", opt.batch, deep, opt.seed + 1_000_003,
-                             kinds, aimed=True, by_branch=True, aim_points=decision_constants(prog),
-                             toward=flips_toward_error(prog, ra), tries=SEARCH_TRIES) if opt.bug_search else None
+    search = bug_searcher(prog, alphabet, explorer, kinds, opt.max_decisions, opt.batch, opt.seed + 1_000_003,
+                          opt.split_conditions, errors=ra) if opt.bug_search else None
     # The learner's words may go past the sampler's bound (a truncated run's prefix and
     # a suffix): membership follows them much further before answering unknown.
     return PacTeacher(prog, explorer(max(10_000, 10 * opt.max_decisions)), ra, sampler, kinds, opt.epsilon,

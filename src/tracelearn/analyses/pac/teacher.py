@@ -21,8 +21,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import z3
-
 from ...automata.dfa import DFA
 from ...automata.pushdown import EmptinessStats, RecursiveAutomaton, accepts, over_approximation_empty, \
     shortest_error_word
@@ -32,13 +30,8 @@ from ...learning.prefix_closed import PrefixClosedAnswers
 from ...learning.teacher import TeacherBase, Word
 from ...semantics.strategies.concolic import ConcolicSampler, Sample
 from ...semantics.strategies.path import PathExplorer
-from ...semantics.traces import Counterexample, extract, replay
-from ...semantics.waypoints import trace_waypoints
-
-
-class Undecided(Exception):
-    """A query the engine could not answer (solver unknown, a bound): the verdict is
-    ``unknown``, never a guess."""
+from ...semantics.traces import Counterexample
+from ..bug_search import Undecided, error_along
 
 
 @dataclass
@@ -237,32 +230,7 @@ class PacTeacher(TeacherBase):
     def error_along(self, vector: tuple[bool, ...]) -> Counterexample | None:
         """A run making exactly ``vector``'s decisions, then none, that fails a check of
         the analysis' kinds: its counterexample, replayed in the interpreter; or None."""
-        ex = self.explorer
-        end = ex.follow(vector)
-        if end.status not in ("word",) or end.point is None:
-            return None
-        for fin in ex.explore(end.point, max_decisions=0):
-            if fin.status == "unknown":
-                raise Undecided("the solver could not decide an error path")
-            eq = ex.target.eq
-            viols = [s.violation for s in eq.steps
-                     if s.kind == "check" and s.prop_kind in self.kinds and s.violation is not None]
-            if not viols:
-                continue
-            r = ex.target.check([z3.Or(viols)])
-            if r == z3.unknown:
-                raise Undecided("the solver could not decide an error path")
-            if r != z3.sat:
-                continue
-            model = ex.target.model()
-            cex = extract(eq, model, self.kinds)
-            cex.waypoints = trace_waypoints(eq, model, cex.prop_id, self.program.sources)
-            cex.replay = replay(self.program, cex, self.kinds)
-            if cex.replay.get("status") != "confirmed":
-                raise Undecided(f"the error path of {len(vector)} decisions does not replay in the "
-                                f"interpreter ({cex.replay.get('interpreter')})")
-            return cex
-        return None
+        return error_along(self.explorer, self.program, vector, self.kinds)
 
 
 def _shortest_rejected(h: DFA, words: set[Word]) -> Word | None:
