@@ -14,6 +14,7 @@ the check starts any thread (the child then holds no lock another thread took)."
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -66,7 +67,12 @@ class Falsifier:
         reader, writer = Pipe(duplex=False)
         for stream in (sys.stdout, sys.stderr):  # else the child's exit could write them again
             stream.flush()
+        # The parent's objects are never collected in the child (a finalizer there could
+        # act for the parent: close a stream, remove a file); the parent collects them again
+        gc.freeze()
         pid = os.fork()
+        if pid != 0:
+            gc.unfreeze()
         if pid == 0:  # the child: search, send, and leave without running the parent's clean-up
             code = 1
             try:

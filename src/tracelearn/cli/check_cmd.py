@@ -191,7 +191,7 @@ def print_text(result, args, elapsed: float, analysis=None, program=None) -> Non
     if result.found_by == "bug search" and result.search is not None:
         b = result.search
         print(f"Found by the concolic bug search beside the model checker: {b.samples} runs in {b.batches} "
-              f"batches, {b.solver_calls} solver calls, {b.time_s:.3f}s")
+              f"batch{'' if b.batches == 1 else 'es'}, {b.solver_calls} solver calls, {b.time_s:.3f}s")
     bound = result.bound if result.bound is not None else "-"
     print(f"Statistics: bound {bound}, {s.constraints} constraints, {s.calls} solver calls, "
           f"solver {s.time_s:.3f}s, encoding {s.encode_time_s:.3f}s, total {elapsed:.3f}s")
