@@ -123,3 +123,19 @@ def test_default_is_on_when_deepening_only(cfile):
     assert check_run(path, timeout=30, prove="none", minimize="length").doc["bug_search"] is None
     doc = tracelearn.check(path, timeout=60, prove="none")
     assert doc["verdict"] == "false" and doc["bug_search"] is not None
+
+
+def test_a_failing_search_leaves_the_verdict_to_the_model_checker(cfile, monkeypatch):
+    # the search fails in its process (here: made to raise; the fork copies the patch):
+    # the model checker's verdict stands, and the JSON says why the search gave none
+    from tracelearn.analyses import falsify
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no search today")
+    monkeypatch.setattr(falsify, "bug_searcher", broken)
+    run = check_run(cfile(COUNT), timeout=60, prove="none", bug_search=True)
+    assert run.result.verdict == "false" and run.result.found_by == "unwinding"
+    assert run.result.counterexample.replay["status"] == "confirmed"
+    assert run.doc["bug_search"]["status"] in ("failed", "stopped")
+    if run.doc["bug_search"]["status"] == "failed":
+        assert "no search today" in run.doc["bug_search"]["reason"]
