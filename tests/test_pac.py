@@ -340,7 +340,7 @@ def test_a_failing_run_in_a_later_batch_of_the_query_is_the_bug_before_an_earlie
     assert teacher.equivalent(NOTHING) is not None and asked == list(range(1 + 37)) and teacher.next_batch == 2
 
 
-def test_the_bug_search_draws_a_batch_after_every_n_of_the_samplers_and_its_failures_are_bugs(tmp_path):
+def test_the_bug_search_draws_a_batch_before_every_nth_of_the_samplers_and_its_failures_are_bugs(tmp_path):
     from tracelearn.analyses.pac.teacher import BugFound
 
     teacher, ok, bad = _rare_teacher(tmp_path, bug_search=4)
@@ -348,10 +348,10 @@ def test_the_bug_search_draws_a_batch_after_every_n_of_the_samplers_and_its_fail
     teacher.sampler.batch = lambda i: [ok]  # type: ignore[method-assign]
     teacher.search.batch = lambda i: (searched.append(i), [ok])[1]  # type: ignore[method-assign]
     assert teacher.equivalent(NOTHING) is not None
-    assert searched == list(range(7)) and teacher.stats.search_batches == 7  # after batches 4, 8, ..., 28 of 30
+    assert searched == list(range(8)) and teacher.stats.search_batches == 8  # before batches 0, 4, ..., 28 of 30
     teacher.search.batch = lambda i: [ok, bad]  # type: ignore[method-assign]
     with pytest.raises(BugFound) as found:
-        teacher.equivalent(NOTHING)  # 37 batches: 29 left over, 8 drawn, a search after the 32nd
+        teacher.equivalent(NOTHING)  # 37 batches: 29 left over, 8 drawn, a search before the 33rd (index 32)
     assert found.value.found_by == "bug search" and found.value.counterexample.replay["status"] == "confirmed"
 
 
@@ -564,7 +564,8 @@ def test_a_run_failing_past_the_decision_bound_is_a_bug(tmp_path):
     from tracelearn.analyses.pac.teacher import BugFound
 
     program = _prepared(_load(tmp_path, "late", LATE))
-    teacher = make_teacher(program, KINDS, PacOptions(max_decisions=5, strategy="random-input"), None)
+    # (no bug search: it would find the failure first, before the sampler's batch)
+    teacher = make_teacher(program, KINDS, PacOptions(max_decisions=5, strategy="random-input", bug_search=0), None)
     batch = teacher.sampler.batch(0)
     assert batch[0].run.status == "violation" and len(batch[0].vector) > 5
     teacher.sampler.batch = lambda i: batch  # type: ignore[method-assign]

@@ -45,7 +45,7 @@ def add_parser(sub) -> None:
                         "flip keeps the inputs its solution leaves out) or uniform (random values, drawn afresh "
                         "for every run); random-input sampling is always uniform")
     g.add_argument("--bug-search", type=count, default=4, metavar="N",
-                   help="between the sampler's batches, one batch of a bug search every N (default 4; 0: none, "
+                   help="one batch of a bug search before the sampler's first batch and every N-th after it (default 4; 0: none, "
                         "as the paper): random branch search whose flips are solved at random small values or "
                         "near the program's constants, conditions heading for the error flipped first, "
                         "which reaches runs the sampler's first solutions do not; a failing run there is a bug, "

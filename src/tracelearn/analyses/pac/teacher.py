@@ -78,7 +78,7 @@ class PacTeacher(TeacherBase):
         self.explorer = explorer
         self.errors = errors
         self.sampler = sampler
-        # The bug search: a batch of ``search`` after every ``search_every`` batches drawn.
+        # The bug search: a batch of ``search`` before every ``search_every``-th batch drawn.
         # The sampler's distribution is what the learned automaton is guaranteed for; the
         # vectors it draws are mostly short (the solver's first solutions: small values)
         # and a bug behind a recursion of a hundred levels is almost never among them.
@@ -192,15 +192,18 @@ class PacTeacher(TeacherBase):
             # a bug is not left behind a counterexample in an earlier batch and the
             # membership queries of the conjectures in between.
             while len(self._drawn) < q:
+                index = self.next_batch + len(self._drawn)
+                # the search's batch before the sampler's 0, every, 2 * every, ...: first,
+                # a bug it finds at once ends the analysis before any sampler batch
+                if self.search is not None and index % self.search_every == 0:
+                    self.stats.search_batches += 1
+                    self._failures(self.search.batch(self.stats.search_batches - 1), "bug search")
                 self.progress(f"equivalence query {i}: batch {len(self._drawn) + 1}/{q}, {h.num_states} states")
-                batch = self.sampler.batch(self.next_batch + len(self._drawn))
+                batch = self.sampler.batch(index)
                 self._drawn.append([s.vector for s in batch])
                 for s in batch:
                     self.known.add(word_of(s.vector), True)
                 self._failures(batch)
-                if self.search is not None and (self.next_batch + len(self._drawn)) % self.search_every == 0:
-                    self.stats.search_batches += 1
-                    self._failures(self.search.batch(self.stats.search_batches - 1), "bug search")
             for n in range(q):
                 words = {word_of(v) for v in self._drawn.pop(0)}
                 self.next_batch += 1
