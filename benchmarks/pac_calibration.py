@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         dist = exact_distribution(path)
         rare = min(dist.values())
         jobs = [(path, s, args.epsilon, args.delta, args.batch, args.learner, dist) for s in range(args.runs)]
-        with ProcessPoolExecutor(args.jobs) as pool:
+        with ProcessPoolExecutor(args.jobs, max_tasks_per_child=1) as pool:
             res = []
             for seed, r in enumerate(pool.map(one, jobs)):  # each as it comes: a stopped run keeps them
                 print(f"{path.stem} seed {seed}: {r['verdict']}, true batch error {r['error']}", file=sys.stderr,

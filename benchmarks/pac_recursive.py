@@ -12,6 +12,10 @@ batch at which `tracelearn pac`'s bug search, alone, draws one.
 Table 4: the KV automata learned with RBS and with CDS against fresh vectors of both
 samplers (cross-evaluated): batches never used in learning, and one long run.
 
+Each run has a process of its own, as `tracelearn pac FILE` has: the solver's models
+depend on the history of z3's context: gcd02 (L#, seed 0) was learned in 16.7 s in a
+worker that had run other programs first, and in 38-41 s (113 batches) alone.
+
     python benchmarks/pac_recursive.py [--benchmarks DIR] [--timeout 120] [--runs 3]
         [--learners kv,lsharp,lstar,rs,lstar-col,nlstar] [--jobs 2] [--tables 1,2,3,4] [--eval-batches 100]
         [--start zero|uniform] [--bug-search 4]
@@ -164,7 +168,7 @@ def main() -> int:
     jobs = [(str(folder / f"{r['name']}.c"), lrn, st, seed, args.timeout, args.start, args.max_decisions,
              args.bug_search)
             for lrn, st in configs for seed in range(args.runs) for r in rows]
-    with ProcessPoolExecutor(args.jobs) as pool:
+    with ProcessPoolExecutor(args.jobs, max_tasks_per_child=1) as pool:
         results = []
         for job, res in zip(jobs, pool.map(one, jobs)):  # each as it comes: a stopped run keeps them
             why = f": {res['reason']}" if res["verdict"] == "error" else ""
@@ -247,7 +251,7 @@ def main() -> int:
         for path, st, res in learned:  # one automaton per program and strategy: the first seed's
             firsts.setdefault((path, st), res)
         keys = sorted(firsts)
-        with ProcessPoolExecutor(args.jobs) as pool:
+        with ProcessPoolExecutor(args.jobs, max_tasks_per_child=1) as pool:
             evals = []
             for (p, st), e in zip(keys, pool.map(cross_evaluate, [(p, firsts[(p, st)]["automaton"], 0,
                                                                   args.eval_batches, args.eval_singles, args.start,
@@ -268,7 +272,7 @@ def main() -> int:
         hunt_jobs = [(str(folder / f"{r['name']}.c"), seed, args.timeout, args.start, args.max_decisions)
                      for r in bugs
                      for seed in range(n)]
-        with ProcessPoolExecutor(args.jobs) as pool:
+        with ProcessPoolExecutor(args.jobs, max_tasks_per_child=1) as pool:
             hunts = list(pool.map(sampler_hunt, hunt_jobs))
         lines = []
         for i, r in enumerate(bugs):
