@@ -139,3 +139,18 @@ def test_a_failing_search_leaves_the_verdict_to_the_model_checker(cfile, monkeyp
     assert run.doc["bug_search"]["status"] in ("failed", "stopped")
     if run.doc["bug_search"]["status"] == "failed":
         assert "no search today" in run.doc["bug_search"]["reason"]
+
+
+def test_a_runtime_check_is_found_too(cfile):
+    # an index past the end after 100 levels of recursion: no assertion or error call,
+    # so no flip heads for it, and the runs find it
+    path = cfile("int nondet_int(void);\n"
+                 "int depth(int n) { if (n <= 0) return 0; return 1 + depth(n - 1); }\n"
+                 "int main(void) { int a[100]; int n = nondet_int(); int d = depth(n);\n"
+                 "  if (d >= 0 && d < 200) a[d] = 1; return 0; }\n")
+    res = check_run(path, checks="bounds", timeout=60, prove="none", bug_search=True).result
+    assert res.verdict == "false" and res.counterexample.kind == "bounds"
+    assert res.counterexample.replay["status"] == "confirmed"
+    (n,) = res.counterexample.input_values[-1:]
+    assert 100 <= n < 200
+    assert _replays(path, res.counterexample.input_values, frozenset({"bounds"})) == "bounds"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-
 import sys
 
 from ..api.check import check_run, check_task, one_task
