@@ -14,7 +14,7 @@ samplers (cross-evaluated): batches never used in learning, and one long run.
 
 Each run has a process of its own, as `tracelearn pac FILE` has: the solver's models
 depend on the history of z3's context: gcd02 (L#, seed 0) was learned in 16.7 s in a
-worker that had run other programs first, and in 38-41 s (113 batches) alone.
+worker that had run other programs first, and in 38-43 s (113 batches) alone.
 
     python benchmarks/pac_recursive.py [--benchmarks DIR] [--timeout 120] [--runs 3]
         [--learners kv,lsharp,lstar,rs,lstar-col,nlstar] [--jobs 2] [--tables 1,2,3,4] [--eval-batches 100]
