@@ -1,9 +1,9 @@
 """The verdict driver of `check`, a portfolio: the bounded model checker deepens the
 unwinding bound until a violation is found (and replayed), every path is explored, or
-the time is up, while a Horn-clause proof (``proofs.py``) runs beside it; the first
-answer wins. Switched-off runtime checks and unwinding bounds decide between `true`,
-`true-up-to-bound` and `unknown`. The solver session is ``semantics.bmc.Encoding``;
-traces and replay are ``semantics.traces``."""
+the time is up, while a Horn-clause proof (``proofs.py``) and a concolic bug search
+(``falsify.py``) run beside it; the first answer wins. Switched-off runtime checks and
+unwinding bounds decide between `true`, `true-up-to-bound` and `unknown`. The solver
+session is ``semantics.bmc.Encoding``; traces and replay are ``semantics.traces``."""
 
 from __future__ import annotations
 
@@ -123,7 +123,8 @@ def searched(falsifier: Falsifier, stats: SolverStats) -> CheckResult:
 
 
 def check(program: Program, opts: CheckOptions, done: CheckProgress | None = None) -> CheckResult:
-    """The portfolio: the model checker here, a Horn-clause proof on a thread beside it."""
+    """The portfolio: the model checker here, a Horn-clause proof on a thread beside it
+    and the bug search in a process of its own (``opts.bug_search``)."""
     start = time.perf_counter()
     deadline = start + opts.timeout_s
     check_loop_bounds(program, opts.loop_bounds)

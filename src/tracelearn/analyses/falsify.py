@@ -29,7 +29,7 @@ from ..ir.decisions import DecisionAlphabet, assertions_as_branches
 from ..ir.program import Program
 from ..ir.transform import copy_program
 from ..semantics.traces import Counterexample
-from .bug_search import DECIDED_KINDS, Undecided, bug_searcher, error_along, explorer_factory
+from .bug_search import DECIDED_KINDS, SEARCH_DECISIONS, Undecided, bug_searcher, error_along, explorer_factory
 
 BATCH = 10  # runs per restart of the search (PAC's k)
 WITNESS_DECISIONS = 100_000  # how far a failing run's path is followed
@@ -39,7 +39,7 @@ WITNESS_DECISIONS = 100_000  # how far a failing run's path is followed
 class SearchStats:
     """What the search did (the child's figures, sent with its answer)."""
 
-    status: str = "running"  # "found" | "none" (the time ran out) | "undecided" | "failed" | "stopped"
+    status: str = "running"  # "found" | "none" (its time ran out) | "failed" | "stopped" (the check ended first)
     batches: int = 0
     runs: int = 0  # interpreter runs (samples whose run was made before are not counted)
     samples: int = 0
@@ -71,8 +71,6 @@ class Falsifier:
         # act for the parent: close a stream, remove a file); the parent collects them again
         gc.freeze()
         pid = os.fork()
-        if pid != 0:
-            gc.unfreeze()
         if pid == 0:  # the child: search, send, and leave without running the parent's clean-up
             code = 1
             try:
@@ -82,6 +80,7 @@ class Falsifier:
                 code = 0
             finally:
                 os._exit(code)
+        gc.unfreeze()
         writer.close()
         self.pid: int | None = pid
         self._reader = reader
@@ -149,7 +148,8 @@ def _search(out: Connection, program: Program, checks: frozenset[str], off: froz
         kinds = checks & DECIDED_KINDS
         prog = assertions_as_branches(copy_program(program), kinds)
         explorer = explorer_factory(prog, deadline)
-        search = bug_searcher(prog, DecisionAlphabet.of(prog), explorer, kinds, 1000, BATCH, seed, checks=run_checks)
+        search = bug_searcher(prog, DecisionAlphabet.of(prog), explorer, kinds, SEARCH_DECISIONS, BATCH, seed,
+                              checks=run_checks)
         # A failing run made the vector: its path is feasible, so it is followed with one
         # query at its end (path and failure), not one per decision
         witness = explorer(WITNESS_DECISIONS, eager=False)
