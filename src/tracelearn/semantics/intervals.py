@@ -25,10 +25,13 @@ Form = tuple[dict[int, int], int]  # atom id -> coefficient; the constant
 
 ROUNDS = 16  # of bounds propagation (each one tightens, or the bounds are final)
 MAX_KEPT = 200_000  # forms and conditions kept (then read afresh)
-# The operators whose integer reading may leave the range (``bv2int``'s relaxed reading
-# differs from the exact one only at these)
-WRAPPING = frozenset({z3.Z3_OP_BADD, z3.Z3_OP_BSUB, z3.Z3_OP_BNEG, z3.Z3_OP_BMUL, z3.Z3_OP_BSHL,
-                      z3.Z3_OP_EXTRACT, z3.Z3_OP_BSDIV, z3.Z3_OP_BSDIV_I})
+# The operators whose relaxed integer reading (``bv2int``) can leave the range: the
+# integer reading of a path (``linear.py``) holds these in it (an extraction: a cast to a
+# narrower type, read as the value itself)
+HELD_IN_RANGE = frozenset({z3.Z3_OP_BADD, z3.Z3_OP_BSUB, z3.Z3_OP_BNEG, z3.Z3_OP_BMUL, z3.Z3_OP_BSHL,
+                           z3.Z3_OP_EXTRACT})
+# ... and those whose reading may leave it at all (INT_MIN / -1 too)
+WRAPPING = HELD_IN_RANGE | {z3.Z3_OP_BSDIV, z3.Z3_OP_BSDIV_I}
 _LE = {z3.Z3_OP_SLEQ: 0, z3.Z3_OP_SLT: 1}  # a - b + shift <= 0
 _GE = {z3.Z3_OP_SGEQ: 0, z3.Z3_OP_SGT: 1}  # b - a + shift <= 0
 _NEGATION = {z3.Z3_OP_SLEQ: z3.Z3_OP_SGT, z3.Z3_OP_SLT: z3.Z3_OP_SGEQ,

@@ -25,15 +25,12 @@ import z3
 
 from ..z3dag import applications, assert_all, constants, holds
 from .bv2int import BvToInt, Untranslatable
+from .intervals import HELD_IN_RANGE
 from .solving import check_sat
 
 SMALL = 255  # values tried first lie in [-SMALL, SMALL]
 AIM_TRIES = 3  # aims tried for an aimed solution (all variables, half, a quarter)
 MAX_TERMS = 200_000  # readings kept (then the translator starts afresh)
-# the operators whose relaxed reading can leave the range (an extraction: a cast to a
-# narrower type, read as the value itself)
-_WRAPPING = frozenset({z3.Z3_OP_BADD, z3.Z3_OP_BSUB, z3.Z3_OP_BNEG, z3.Z3_OP_BMUL, z3.Z3_OP_BSHL,
-                       z3.Z3_OP_EXTRACT})
 
 
 @dataclass
@@ -147,7 +144,7 @@ class LinearRelaxation:
             assert self._tr is not None
             variables = tuple(c for c in constants([f]) if z3.is_bv(c))
             parts = [self._tr.term(f)]
-            for t in variables + tuple(applications([f], _WRAPPING)):
+            for t in variables + tuple(applications([f], HELD_IN_RANGE)):
                 v, w = self._tr.term(t), t.size()
                 parts += [v >= -(1 << (w - 1)), v < (1 << (w - 1))]
             hit = (f, z3.And(parts), variables)
