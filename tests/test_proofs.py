@@ -287,6 +287,21 @@ def test_violation_witnesses_are_validated_by_running_them(tmp_path, capsys):
     assert validate(str(wit), path)["result"] == "unknown"
 
 
+
+def test_a_failed_assert_has_its_own_specification(tmp_path, capsys):
+    # a failed assert() calls __assert_fail, not reach_error: the witness says so, and the
+    # validator holds it to that (it rejected its own witness while it read reach_error)
+    path = write(tmp_path, "a.c", "extern int __VERIFIER_nondet_int(void);\n#include <assert.h>\n"
+                 "int main(void) { int x = __VERIFIER_nondet_int(); if (x == 42) assert(0); return 0; }\n")
+    wit = tmp_path / "v.yml"
+    assert main(["check", path, "--witness", str(wit), "--quiet"]) == 0
+    capsys.readouterr()
+    assert 'specification: "G ! call(__assert_fail())"' in wit.read_text()
+    res = validate(str(wit), path)
+    assert res["result"] == "confirmed" and res["inputs"] == [42], res
+    wit.write_text(wit.read_text().replace("__assert_fail()", "reach_error()"))
+    assert validate(str(wit), path)["result"] == "rejected"
+
 WITNESS = """- entry_type: invariant_set
   metadata:
     format_version: "2.0"

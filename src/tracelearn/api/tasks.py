@@ -20,6 +20,9 @@ from ..errors import OptionError
 _FORMULAS = {
     "G ! call(reach_error())": ("unreach-call", frozenset({"error-call"})),
     "G ! call(__VERIFIER_error())": ("unreach-call", frozenset({"error-call"})),
+    # a failed assert() (assert.h calls __assert_fail): not an SV-COMP property, but
+    # what tracelearn's witnesses for assertions state
+    "G ! call(__assert_fail())": ("unreach-assert", frozenset({"assertion"})),
     "G valid-free": ("valid-free", frozenset({"pointer"})),
     "G valid-deref": ("valid-deref", frozenset({"pointer", "bounds"})),
     "G valid-memtrack": ("valid-memtrack", frozenset()),  # decided only through valid-memcleanup
