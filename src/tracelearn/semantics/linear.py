@@ -80,6 +80,11 @@ class LinearRelaxation:
         small = [z3.And(self._tr.term(c) >= -SMALL, self._tr.term(c) <= SMALL) for c in variables]
         r = check_sat(s, small, deadline) if small else z3.unknown  # Ctrl-C and the time limit honoured
         in_small = r == z3.sat
+        # refuted with none of the bounds in the core: refuted without them (most flips
+        # of a recursion are refuted, each asked twice before)
+        if r == z3.unsat and len(s.unsat_core()) == 0:
+            self.refuted += 1
+            return r, None
         if not in_small:
             r = check_sat(s, [], deadline)
         if r == z3.unsat:

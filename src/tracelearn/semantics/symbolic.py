@@ -63,6 +63,7 @@ SYMBOLIC_SIZE_SPAN = 1 << 30
 
 # The largest term (in nodes) a single path carries unnamed with ``name_values`` off.
 INLINE_NODES = 12
+MAX_BUILT = 200_000  # terms ``SymbolicSemantics.built`` keeps
 
 
 @dataclass
@@ -143,6 +144,11 @@ class SymbolicSemantics(IRVisitor):
         # and the places of their subterms, (AST id, offset) -> (subterm, places)
         self.trees: dict[int, tuple[z3.ExprRef, Tree | None]] = {}
         self.subtrees: dict[tuple[int, int], tuple[z3.ExprRef, Tree]] = {}
+        # (what, IR node's id, operands' AST ids) -> (node, operands, the term built): a
+        # path strategy runs the same prefixes again from stored points (a flip, a
+        # membership word), building and simplifying the same terms; what the value holds
+        # keeps the ids in the key from being reused
+        self.built: dict[tuple, tuple] = {}
 
     # ------------------------------------------------------------- naming
 
@@ -195,6 +201,21 @@ class SymbolicSemantics(IRVisitor):
             if z3.Z3_get_ast_kind(ctx, a) == app:
                 work.extend(z3.Z3_get_app_arg(ctx, a, i) for i in range(z3.Z3_get_app_num_args(ctx, a)))
         return True
+
+    def _settled(self, term: z3.ExprRef) -> tuple[z3.ExprRef, bool]:
+        """``term`` simplified, and whether it is kept as it is (``_inline``), not named."""
+        key = ("settled", term.get_id())
+        hit = self.built.get(key)
+        if hit is None:
+            simple = _simp(term)
+            hit = (term, simple, self._inline(simple))
+            self._keep(key, hit)
+        return hit[1], hit[2]
+
+    def _keep(self, key: tuple, value: tuple) -> None:
+        if len(self.built) >= MAX_BUILT:  # a cache: start afresh
+            self.built.clear()
+        self.built[key] = value
 
     def step(self, s: Step) -> None:
         if self.user_site is not None:  # inside a library model: the user's call site
@@ -340,9 +361,9 @@ class SymbolicSemantics(IRVisitor):
         """Parameter passing as an SSA assignment ``f::x#0 = argument``: not a statement
         of the trace, but a value the explanation can name."""
         name = self.fresh_name(f"{proc.name}::{p.display}")
-        term = _simp(a.term)
+        term, inline = self._settled(a.term)
         sym = term
-        if not self._inline(term):
+        if not inline:
             sym = self.define(name, term)
         self.step(Step("param", st.guard, loc, proc.name, lhs=p.display, ssa=sym, type=p.type, name=name,
                        var=f"{proc.name}::{p.name}", hidden=True, args=[term]))
@@ -438,10 +459,9 @@ class SymbolicSemantics(IRVisitor):
             disp = text or lhs.name
             var = f"{frame.proc.name}::{lhs.name}" if lhs.scope == "local" else lhs.name
             name = self.fresh_name(f"{frame.proc.name}::{disp}" if lhs.scope == "local" else disp)
-            term = v.term
-            simple = z3.simplify(term) if not z3.is_const(term) else term
+            simple, inline = self._settled(v.term)
             key = self.key(frame, lhs.name) if lhs.scope == "local" else "@" + lhs.name
-            if self._inline(simple):
+            if inline:
                 sym = stored = simple
             else:
                 sym = self.define(name, simple)
@@ -452,10 +472,9 @@ class SymbolicSemantics(IRVisitor):
             return
         assert isinstance(lhs, Mem)
         addr = self.eval(st, lhs.addr)
-        term = v.term
-        simple = z3.simplify(term) if not z3.is_const(term) else term
+        simple, inline = self._settled(v.term)
         name = self.fresh_name(f"{frame.proc.name}::{text or 'mem'}")
-        if self._inline(simple):
+        if inline:
             sym = simple
         else:
             sym = self.define(name, simple)
@@ -468,8 +487,14 @@ class SymbolicSemantics(IRVisitor):
     def decision(self, frame: Frame, st: State, t: Branch) -> z3.BoolRef:
         """The condition of branch ``t`` (recorded as a decision step)."""
         self.cur_loc = t.loc
-        c = S.truth(self.eval(st, t.cond).term)
-        c = z3.simplify(c) if not z3.is_const(c) else c
+        v = self.eval(st, t.cond).term
+        key = ("decision", id(t), v.get_id())
+        hit = self.built.get(key)
+        if hit is not None:
+            c = hit[-1]
+        else:
+            c = _simp(S.truth(v))
+            self._keep(key, (t, v, c))
         self.step(Step("decision", st.guard, t.loc, frame.proc.name, cond=c,
                        decision_id=t.decision_id, source_id=t.source_id, lhs=t.text,
                        keyword=t.keyword, atomic=t.atomic))
@@ -564,7 +589,11 @@ class SymbolicSemantics(IRVisitor):
         return self.visit(e, st)
 
     def visit_Const(self, e: Const, st: State) -> SVal:
-        return SVal(S.const(e.type, e.value))
+        hit = self.built.get(("const", id(e)))
+        if hit is None:
+            hit = (e, S.const(e.type, e.value))
+            self._keep(("const", id(e)), hit)
+        return SVal(hit[1])
 
     def visit_Reg(self, e: Reg, st: State) -> SVal:
         key = self.key(self.frames[-1], e.name) if e.scope == "local" else "@" + e.name
@@ -598,9 +627,14 @@ class SymbolicSemantics(IRVisitor):
             if folded is not None:
                 pts = frozenset() if e.op in _COMPARISONS else pts_union(a.pts, b.pts)
                 return SVal(S.const(e.type, folded), pts)
-        term = S.binary(e.op, e.type, a.term, b.term, e.optype)
-        pts = frozenset() if e.op in ("eq", "ne", "lt", "le", "gt", "ge") else pts_union(a.pts, b.pts)
-        return SVal(_simp(term), pts)
+        pts = frozenset() if e.op in _COMPARISONS else pts_union(a.pts, b.pts)
+        key = ("binary", id(e), a.term.get_id(), b.term.get_id())
+        hit = self.built.get(key)
+        if hit is not None:
+            return SVal(hit[-1], pts)
+        term = _simp(S.binary(e.op, e.type, a.term, b.term, e.optype))
+        self._keep(key, (e, a.term, b.term, term))
+        return SVal(term, pts)
 
     def visit_Unary(self, e: Unary, st: State) -> SVal:
         a = self.eval(st, e.a)
