@@ -71,7 +71,9 @@ class LinearRelaxation:
             readings = [self._reading(f) for f in formulas]
         except (Untranslatable, RecursionError):
             return z3.unknown, None
-        s = z3.Solver(ctx=ctx)
+        # z3's SMT core at once: the default solver's preprocessing on every question took
+        # 0.3 ms of z3's time even for x > 5, more than most of these questions need
+        s = z3.SimpleSolver(ctx=ctx)
         s.set("rlimit", self.rlimit)
         assert_all(s, [r for _, r, _ in readings])  # (z3py's add casts each: most of a flip's cost)
         variables = list({c.get_id(): c for _, _, cs in readings for c in cs}.values())
@@ -97,7 +99,7 @@ class LinearRelaxation:
         # The solution as a bit-vector model (a solver given only the values: no search),
         # evaluated on the formulas rather than solved with them (bit-blasting a whole
         # path to check fixed values cost 0.13 s)
-        pin = z3.Solver(ctx=ctx)
+        pin = z3.SimpleSolver(ctx=ctx)
         for c in variables:
             v = m.eval(self._tr.term(c), model_completion=True).as_long()
             pin.add(c == z3.BitVecVal(v % (1 << c.size()), c.size(), ctx))
