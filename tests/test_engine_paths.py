@@ -244,3 +244,31 @@ def test_words_asked_in_any_order_get_the_answers_asked_alone(tmp_path, eager):
         assert any(ex.dead_prefix(w) is not None for w in words)  # known infeasible without a second route
         rng.shuffle(order)  # asked again: now from the points the first answers left
         assert {w: ex.follow(w).status == "word" for w in order} == truth
+
+
+def test_terms_built_again_come_from_the_semantics_cache(tmp_path, monkeypatch):
+    """Words resumed from stored points run their prefixes again: the operators' terms
+    come from ``SymbolicSemantics.built`` (fewer terms built), and the answers are the
+    ones an explorer whose cache holds one entry at a time gives."""
+    import tracelearn.semantics.symbolic as symbolic
+    path = tmp_path / "compound.c"
+    path.write_text(HEAD + COMPOUND)
+    words = [w for n in range(1, 7) for w in itertools.product((True, False), repeat=n)]
+    rng = random.Random(5)
+    rng.shuffle(words)
+    built = []
+    real = symbolic.S.binary
+    monkeypatch.setattr(symbolic.S, "binary", lambda *a: built.append(1) or real(*a))
+
+    def answers() -> tuple[dict, int]:
+        built.clear()
+        ex = _explorer(path, split_conditions=False)
+        got = {w: ex.follow(w).status for w in words}
+        return got, len(built)
+
+    cached, n_cached = answers()
+    monkeypatch.setattr(symbolic, "MAX_BUILT", 1)
+    uncached, n_uncached = answers()
+    assert cached == uncached
+    assert sum(s == "word" for s in cached.values()) > 10
+    assert n_cached < 0.7 * n_uncached, (n_cached, n_uncached)  # 94 against 157 when written
