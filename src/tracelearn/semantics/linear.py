@@ -26,7 +26,7 @@ import z3
 from ..z3dag import applications, assert_all, constants, holds
 from .bv2int import BvToInt, Untranslatable
 from .intervals import HELD_IN_RANGE
-from .solving import check_sat
+from .solving import check_bounded
 
 SMALL = 255  # values tried first lie in [-SMALL, SMALL]
 AIM_TRIES = 3  # aims tried for an aimed solution (all variables, half, a quarter)
@@ -80,7 +80,7 @@ class LinearRelaxation:
         # Small values first, as a tester's zero start (short runs: cheap to sample and
         # to learn); a question only larger ones answer gets any
         small = [z3.And(self._tr.term(c) >= -SMALL, self._tr.term(c) <= SMALL) for c in variables]
-        r = check_sat(s, small, deadline) if small else z3.unknown  # Ctrl-C and the time limit honoured
+        r = check_bounded(s, small, deadline) if small else z3.unknown  # Ctrl-C and the time limit honoured
         in_small = r == z3.sat
         # refuted with none of the bounds in the core: refuted without them (most flips
         # of a recursion are refuted, each asked twice before)
@@ -88,7 +88,7 @@ class LinearRelaxation:
             self.refuted += 1
             return r, None
         if not in_small:
-            r = check_sat(s, [], deadline)
+            r = check_bounded(s, [], deadline)
         if r == z3.unsat:
             self.refuted += 1
         if r != z3.sat:
@@ -100,10 +100,11 @@ class LinearRelaxation:
         # evaluated on the formulas rather than solved with them (bit-blasting a whole
         # path to check fixed values cost 0.13 s)
         pin = z3.SimpleSolver(ctx=ctx)
+        pin.set("rlimit", self.rlimit)
         for c in variables:
             v = m.eval(self._tr.term(c), model_completion=True).as_long()
             pin.add(c == z3.BitVecVal(v % (1 << c.size()), c.size(), ctx))
-        if check_sat(pin, [], deadline) != z3.sat:
+        if check_bounded(pin, [], deadline) != z3.sat:
             return r, None
         model = pin.model()
         if not holds(model, formulas):
@@ -133,7 +134,7 @@ class LinearRelaxation:
                 now = m.eval(v, model_completion=True).as_long()
                 if at != now:
                     aim.append(v >= at if at > now else v <= at)
-            if aim and check_sat(s, small + aim, deadline) == z3.sat:
+            if aim and check_bounded(s, small + aim, deadline) == z3.sat:
                 return s.model()
             chosen = rng.sample(chosen, len(chosen) // 2)
         return m
