@@ -112,8 +112,11 @@ def _children() -> set[int]:
     """This process's child processes (Linux), zombies included."""
     out: set[int] = set()
     for tid in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{tid}/children") as f:
-            out |= {int(p) for p in f.read().split()}
+        try:
+            with open(f"/proc/self/task/{tid}/children") as f:
+                out |= {int(p) for p in f.read().split()}
+        except FileNotFoundError:  # a thread that ended since the listing (a query's helper)
+            continue
     return out
 
 
