@@ -202,20 +202,24 @@ class SymbolicSemantics(IRVisitor):
                 work.extend(z3.Z3_get_app_arg(ctx, a, i) for i in range(z3.Z3_get_app_num_args(ctx, a)))
         return True
 
-    def _settled(self, term: z3.ExprRef) -> tuple[z3.ExprRef, bool]:
-        """``term`` simplified, and whether it is kept as it is (``_inline``), not named."""
-        key = ("settled", term.get_id())
+    def _once(self, key: tuple, make: Callable[[], tuple]) -> tuple:
+        """``built[key]``, made by ``make()`` the first time (a tuple holding what the
+        key's ids name, the term built last)."""
         hit = self.built.get(key)
         if hit is None:
-            simple = _simp(term)
-            hit = (term, simple, self._inline(simple))
-            self._keep(key, hit)
-        return hit[1], hit[2]
+            if len(self.built) >= MAX_BUILT:  # a cache: start afresh
+                self.built.clear()
+            hit = self.built[key] = make()
+        return hit
 
-    def _keep(self, key: tuple, value: tuple) -> None:
-        if len(self.built) >= MAX_BUILT:  # a cache: start afresh
-            self.built.clear()
-        self.built[key] = value
+    def _settled(self, term: z3.ExprRef) -> tuple[z3.ExprRef, bool]:
+        """``term`` simplified, and whether it is kept as it is (``_inline``), not named."""
+        def make() -> tuple:
+            simple = _simp(term)
+            return term, self._inline(simple), simple
+
+        _, inline, simple = self._once(("settled", term.get_id()), make)
+        return simple, inline
 
     def step(self, s: Step) -> None:
         if self.user_site is not None:  # inside a library model: the user's call site
@@ -488,13 +492,7 @@ class SymbolicSemantics(IRVisitor):
         """The condition of branch ``t`` (recorded as a decision step)."""
         self.cur_loc = t.loc
         v = self.eval(st, t.cond).term
-        key = ("decision", id(t), v.get_id())
-        hit = self.built.get(key)
-        if hit is not None:
-            c = hit[-1]
-        else:
-            c = _simp(S.truth(v))
-            self._keep(key, (t, v, c))
+        c = self._once(("decision", id(t), v.get_id()), lambda: (t, v, _simp(S.truth(v))))[-1]
         self.step(Step("decision", st.guard, t.loc, frame.proc.name, cond=c,
                        decision_id=t.decision_id, source_id=t.source_id, lhs=t.text,
                        keyword=t.keyword, atomic=t.atomic))
@@ -589,11 +587,7 @@ class SymbolicSemantics(IRVisitor):
         return self.visit(e, st)
 
     def visit_Const(self, e: Const, st: State) -> SVal:
-        hit = self.built.get(("const", id(e)))
-        if hit is None:
-            hit = (e, S.const(e.type, e.value))
-            self._keep(("const", id(e)), hit)
-        return SVal(hit[1])
+        return SVal(self._once(("const", id(e)), lambda: (e, S.const(e.type, e.value)))[-1])
 
     def visit_Reg(self, e: Reg, st: State) -> SVal:
         key = self.key(self.frames[-1], e.name) if e.scope == "local" else "@" + e.name
@@ -628,12 +622,8 @@ class SymbolicSemantics(IRVisitor):
                 pts = frozenset() if e.op in _COMPARISONS else pts_union(a.pts, b.pts)
                 return SVal(S.const(e.type, folded), pts)
         pts = frozenset() if e.op in _COMPARISONS else pts_union(a.pts, b.pts)
-        key = ("binary", id(e), a.term.get_id(), b.term.get_id())
-        hit = self.built.get(key)
-        if hit is not None:
-            return SVal(hit[-1], pts)
-        term = _simp(S.binary(e.op, e.type, a.term, b.term, e.optype))
-        self._keep(key, (e, a.term, b.term, term))
+        term = self._once(("binary", id(e), a.term.get_id(), b.term.get_id()),
+                          lambda: (e, a.term, b.term, _simp(S.binary(e.op, e.type, a.term, b.term, e.optype))))[-1]
         return SVal(term, pts)
 
     def visit_Unary(self, e: Unary, st: State) -> SVal:
