@@ -7,7 +7,9 @@ command went on, or reported a verdict. Here z3's own handler is switched off
 while the main thread waits: the Ctrl-C reaches Python there as
 ``KeyboardInterrupt``, z3 is interrupted, and the exception goes on up. In other
 threads (symbolic execution runs on a big-stack thread) the query runs inline:
-the main thread, waiting for that thread, takes the Ctrl-C.
+the main thread, waiting for that thread, takes the Ctrl-C. A query a resource limit
+keeps short (``check_bounded``) runs inline in any thread, with z3's handler off: the
+Ctrl-C is taken as it returns.
 """
 
 from __future__ import annotations
