@@ -6,9 +6,9 @@ in the paper), columns are suffixes ending with a *final* letter (the guard of w
 the program does at the end of its input, our extension), and an entry is the text
 of the outputs the suffix's steps write after the row's prefix (or, with
 ``compare="semantic"``, the name of their class: outputs that are the same function
-of the window where the step's guard holds, which the teacher decides), or ``⊥`` where the
-run did not take the suffix's letter there, or ``∅`` when the word has no input at
-all. The teacher turns a word into an input (a witness) and runs it.
+of the window where the step's guard holds, which the teacher decides), ``⊥`` from the
+first letter of the suffix the run does not take. The teacher turns a word into an
+input (a witness) and runs it.
 
 - Alg. 1 (``fill``): the missing entries, from one run each.
 - Alg. 2 (``discover``): the transitions of a state: extend its access word by one
@@ -72,7 +72,6 @@ class SymbolicTeacher(Protocol):
 
 
 BOTTOM = "⊥"
-EMPTY = "∅"
 
 
 @dataclass
@@ -90,7 +89,7 @@ class SymbolicTable:
     bits: int
     R: list[Word] = field(default_factory=list)
     E: list[Word] = field(default_factory=list)
-    T: dict[tuple[Word, Word], tuple[str, ...] | str] = field(default_factory=dict)
+    T: dict[tuple[Word, Word], tuple[str, ...]] = field(default_factory=dict)
     trans: dict[Word, list[tuple[Letter, Observation]]] = field(default_factory=dict)
     finals: dict[Word, list[tuple[Letter, Observation]]] = field(default_factory=dict)
     initial_output: tuple[int, ...] = ()
@@ -138,27 +137,39 @@ class SymbolicTable:
         for i in range(1, len(obs.letters) + 1):
             self._runs.setdefault(obs.letters[:i], obs)
 
-    def entry(self, u: Word, e: Word) -> tuple[str, ...] | str:
+    def entry(self, u: Word, e: Word) -> tuple[str, ...]:
         key = (u, e)
         if key not in self.T:
-            obs = self._runs.get(u + e)
+            self.T[key] = self._entry(u, e)
+            self.stats.entries += 1
+        return self.T[key]
+
+    def _entry(self, u: Word, e: Word) -> tuple[str, ...]:
+        """The outputs of the suffix's letters as far as a run follows them after ``u``,
+        ``⊥`` from the first letter it does not take. A word no input satisfies is read
+        as its longest prefix that one does: the guards of ``e`` may read the window
+        ``u`` leaves, and "no input takes this letter here" is the same observation
+        whether the guards contradict the window or the run goes elsewhere (told
+        apart, an escaper's state after a plain character and its initial state were
+        two rows, as a column's guard that reads back two places is unsatisfiable at
+        the stream's start and merely not taken after it)."""
+        for j in range(len(e), 0, -1):
+            obs = self._runs.get(u + e[:j])
             if obs is not None:
                 self.stats.from_runs += 1
             else:
-                obs = self.teacher.execute(u + e)
-                if obs is not None:
-                    self._index(obs)
-            if obs is None:
-                self.T[key] = EMPTY
-            else:
-                cells = []
-                for i, a in enumerate(e):
-                    j = len(u) + i
-                    ok = j < len(obs.letters) and obs.letters[j] == a
-                    cells.append(self._cell(obs, j) if ok else BOTTOM)
-                self.T[key] = tuple(cells)
-            self.stats.entries += 1
-        return self.T[key]
+                obs = self.teacher.execute(u + e[:j])
+                if obs is None:
+                    continue
+                self._index(obs)
+            cells: list[str] = []
+            for i, a in enumerate(e[:j]):
+                k = len(u) + i
+                if k >= len(obs.letters) or obs.letters[k] != a:
+                    break
+                cells.append(self._cell(obs, k))
+            return tuple(cells) + (BOTTOM,) * (len(e) - len(cells))
+        return (BOTTOM,) * len(e)
 
     def _cell(self, obs: Observation, j: int) -> str:
         if self.compare == "semantic":
