@@ -77,6 +77,20 @@ class _Moves:
     finals: list[tuple[FinalMove, z3.BoolRef]]
     none: z3.BoolRef
 
+    def same(self, st: SymStep) -> Move | None:
+        """The move whose guard is the step's condition itself and whose outputs are the
+        step's (the same z3 terms: the table's letters are the explored steps' paths),
+        if any. The conjecture is deterministic (checked before the oracle is asked), so
+        no other move is enabled on the step's path and the step agrees with it: no
+        question to ask. A final move's guard is not compared: ends are asked."""
+        if st.kind != "step":
+            return None
+        for m, en in self.moves:
+            if en.eq(st.cond):
+                ok = len(m.outputs) == len(st.outputs) and all(a.eq(b) for a, b in zip(m.outputs, st.outputs))
+                return m if ok else None
+        return None
+
 
 @dataclass
 class EquivalenceChecker:
@@ -136,11 +150,12 @@ class EquivalenceChecker:
             for st in steps:
                 res.steps += 1
                 ss = _StepSolver(st.cond, self.deadline, res, base)
+                same = mv.same(st)
                 if wf is not None:
                     st = SymStep(st.kind, z3.And(wf, st.cond), st.outputs, st.next)
                     if not ss.sat():
                         continue  # a path of the step the window's predicates rule out
-                found = self._compare(mv, st, ss)
+                found = None if same is not None else self._compare(mv, st, ss)
                 if found is not None:
                     witness = self._witness(node, found, el.bits, st.kind == "step")
                     if witness is None:
@@ -151,9 +166,9 @@ class EquivalenceChecker:
                                              res.solver_calls, res.depth)
                 if st.kind != "step":
                     continue
-                for (m, en), possible in zip(mv.moves, ss.which([en for _, en in mv.moves])):
-                    if not possible:
-                        continue
+                enabled = ([(m, en) for m, en in mv.moves if m is same] if same is not None else
+                           [(m, en) for (m, en), ok in zip(mv.moves, ss.which([en for _, en in mv.moves])) if ok])
+                for m, en in enabled:
                     cond = z3.And(st.cond, en)
                     if st.next is None:
                         # the filter returned: the conjecture must stay silent on any rest
