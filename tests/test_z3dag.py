@@ -8,7 +8,7 @@ import random
 import z3
 
 from tracelearn.semantics.symexpr import SignExtFolds, fold_sign_ext
-from tracelearn.z3dag import applications, assert_all, constants, holds, names, substitute
+from tracelearn.z3dag import applications, assert_all, conjuncts, constants, holds, names, substitute
 
 X = [z3.BitVec(f"w{i}", 8) for i in range(3)]
 Y = z3.BitVec("in!4", 32)
@@ -136,3 +136,26 @@ def test_literal_truth_in_one_call_agrees_with_z3py():
     for t in terms:
         assert lit_true(t) == z3.is_true(t) and lit_false(t) == z3.is_false(t), t
     assert not lit_true(True) and not lit_false(False)  # not a z3 term: not a literal
+
+
+def _flat(f: z3.BoolRef) -> list[z3.BoolRef]:
+    """z3py's reading: nested conjunctions flattened, ``true`` dropped."""
+    if z3.is_and(f):
+        return [c for x in f.children() for c in _flat(x)]
+    return [] if z3.is_true(f) else [f]
+
+
+def test_conjuncts_flatten_nested_conjunctions_in_order_as_z3py_reads_them():
+    rnd = random.Random(5)
+    for _ in range(200):
+        atoms = [z3.ULT(_term(rnd, 2), _term(rnd, 1)) for _ in range(rnd.randrange(1, 6))]
+        parts: list[z3.BoolRef] = []
+        for a in atoms:  # nest some, put true and disjunctions between
+            r = rnd.random()
+            parts.append(z3.And(a, z3.BoolVal(True)) if r < 0.2 else z3.Or(a, atoms[0]) if r < 0.4 else a)
+        f = parts[0] if len(parts) == 1 else z3.And(parts[0], z3.And(*parts[1:])) if len(parts) > 2 else z3.And(*parts)
+        got = conjuncts(f)
+        assert [g.get_id() for g in got] == [g.get_id() for g in _flat(f)]
+        s = z3.Solver()
+        s.add(f != z3.And(*got) if got else z3.Not(f))
+        assert s.check() == z3.unsat

@@ -9,6 +9,7 @@ refused at compile time (tests check the closures against z3 on random values).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Callable
 
 import z3
@@ -35,6 +36,40 @@ def window_vars(t: z3.ExprRef) -> set[int]:
     """The window places ``j`` of the ``w<j>`` a term reads (the one definition of the
     naming: the step walk, the oracle and the transducers all ask it)."""
     return {int(n[1:]) for n in names(t) if n.startswith("w") and n[1:].isdigit()}
+
+
+@dataclass
+class TermFacts:
+    """What a stream learner asks of the same terms again and again, computed once per
+    term for one learning run: the window places a term reads and its closure. The
+    table's letters are the explored steps' conditions, so the walk, the conjectures
+    of every round and the oracle ask about the same terms. Keyed by AST id; an entry
+    keeps its term, so no id is reused while it exists: an id found is that term (no
+    comparison of terms, which cost as much as the walks saved)."""
+
+    _places: dict[int, tuple[z3.ExprRef, frozenset[int]]] = field(default_factory=dict)
+    _fns: dict[int, tuple[z3.ExprRef, Fn | None]] = field(default_factory=dict)
+    compiled: Cache = field(default_factory=dict)  # the subterms compiled (shared by most terms)
+
+    def places(self, t: z3.ExprRef) -> frozenset[int]:
+        """:func:`window_vars` of ``t``."""
+        hit = self._places.get(t.get_id())
+        if hit is None:
+            hit = (t, frozenset(window_vars(t)))
+            self._places[t.get_id()] = hit
+        return hit[1]
+
+    def fn(self, t: z3.ExprRef) -> Fn | None:
+        """``t``'s closure, or None when it is outside the compiled fragment."""
+        hit = self._fns.get(t.get_id())
+        if hit is None:
+            try:
+                f: Fn | None = compile_term(t, self.compiled)
+            except ValueError:
+                f = None
+            hit = (t, f)
+            self._fns[t.get_id()] = hit
+        return hit[1]
 
 
 def compile_term(e: z3.ExprRef, cache: Cache | None = None) -> Fn:

@@ -99,6 +99,29 @@ def substitute(t: z3.ExprRef, pairs: list[tuple[z3.ExprRef, z3.ExprRef]]) -> z3.
     return z3.z3._to_expr_ref(C.Z3_substitute(t.ctx_ref(), t.as_ast(), n, src, dst), t.ctx)
 
 
+def conjuncts(t: z3.BoolRef) -> list[z3.BoolRef]:
+    """The conjuncts of ``t``, nested conjunctions flattened, ``true`` dropped, in order:
+    z3py's ``is_and`` and ``children`` wrap every node (the Sigma* oracle splits a step's
+    condition of dozens of conjuncts at every boundary)."""
+    ctxobj = t.ctx
+    ctx = ctxobj.ref()
+    out: list[z3.BoolRef] = []
+    stack = [t.as_ast()]
+    while stack:
+        a = stack.pop()
+        if C.Z3_get_ast_kind(ctx, a) == z3.Z3_APP_AST:
+            app = C.Z3_to_app(ctx, a)
+            kind = C.Z3_get_decl_kind(ctx, C.Z3_get_app_decl(ctx, app))
+            if kind == z3.Z3_OP_AND:
+                n = C.Z3_get_app_num_args(ctx, app)
+                stack.extend(C.Z3_get_app_arg(ctx, app, i) for i in range(n - 1, -1, -1))
+                continue
+            if kind == z3.Z3_OP_TRUE:
+                continue
+        out.append(z3.BoolRef(a, ctxobj))
+    return out
+
+
 def lit_true(t: z3.ExprRef) -> bool:
     """``z3.is_true(t)`` in one C call (z3py's builds three wrappers: its is_true and
     is_false took a tenth of a PAC run's time on a recursive program)."""

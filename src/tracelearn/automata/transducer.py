@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 import z3
 
-from ..bvterm import Undefined, compile_term, window_vars  # noqa: F401 - window_vars: the automata's name for it
+from ..bvterm import TermFacts, Undefined, compile_term, window_vars  # noqa: F401 - window_vars: the automata's name for it
+from ..z3dag import any_of, assert_all, holds
 
 OUT_BITS = 32
 
@@ -56,6 +57,8 @@ class Transducer:
     initial_output: tuple[int, ...] = ()
     names: list[str] = field(default_factory=list)  # a label per state (e.g. its access word)
     chars: bool = False  # the elements are C chars: constants read as character literals
+    # shared by the conjectures of one learning run (their terms recur round after round)
+    facts: TermFacts | None = field(default=None, repr=False, compare=False)
     _compiled: dict | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -77,11 +80,12 @@ class Transducer:
                 fin.setdefault(f.src, []).append(f)
             # the window read, and each term compiled when a run first needs it (a
             # separating input's replay visits a few of a conjecture's moves)
+            facts = self.facts if self.facts is not None else TermFacts()
             k = 0
             for m in [*self.moves, *self.finals]:
                 for t in (m.guard, *m.outputs):
-                    k = max([k, *window_vars(t)])
-            self._compiled = {"moves": by_src, "finals": fin, "lookback": k, "terms": {}}
+                    k = max(k, max(facts.places(t), default=0))
+            self._compiled = {"moves": by_src, "finals": fin, "lookback": k, "terms": facts.compiled}
         return self._compiled
 
     def _fn(self, t: z3.ExprRef):
@@ -138,11 +142,10 @@ class Transducer:
             # a state of an escaper has dozens of moves
             for i in range(len(ms) - 1):
                 s.push()
-                s.add(ms[i].guard, z3.Or(*[m.guard for m in ms[i + 1:]]))
+                assert_all(s, [ms[i].guard, any_of([m.guard for m in ms[i + 1:]])])
                 if s.check() == z3.sat:
                     model = s.model()
-                    j = next(j for j in range(i + 1, len(ms))
-                             if z3.is_true(model.eval(ms[j].guard, model_completion=True)))
+                    j = next(j for j in range(i + 1, len(ms)) if holds(model, [ms[j].guard]))
                     return ms[i], ms[j]
                 s.pop()
         return None

@@ -27,6 +27,7 @@ from typing import Protocol
 import z3
 
 from ..automata.transducer import FinalMove, Move, Transducer
+from ..bvterm import TermFacts
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ class SymbolicTable:
     # 'a' under the guard c == 'a')
     compare: str = "syntactic"
     stats: TableStats = field(default_factory=TableStats)
+    facts: TermFacts = field(default_factory=TermFacts)  # handed to every conjecture
     _runs: dict[Word, Observation] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ Alg. 2
@@ -207,7 +209,7 @@ class SymbolicTable:
             for a, obs in self.finals.get(r, []):
                 finals.append(FinalMove(i, a.guard, obs.outputs[len(r)]))
         names = [" · ".join(a.key for a in r) or "ε" for r in self.R]
-        return Transducer(self.bits, len(self.R), 0, moves, finals, self.initial_output, names)
+        return Transducer(self.bits, len(self.R), 0, moves, finals, self.initial_output, names, facts=self.facts)
 
     # ------------------------------------------------------------------ counterexamples
 

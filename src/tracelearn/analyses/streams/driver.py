@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 
 from ...automata.transducer import Transducer
+from ...bvterm import TermFacts
 from ...ir.program import Program
 from ...learning.symbolic_table import SymbolicTable
 from ...semantics.strategies.bigstep import (BigStepOptions, Element, FilterRunner, LookbackExceeded,
@@ -144,11 +145,15 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
     # rounds: the filter's steps stay the same)
     explorers: dict[int, StepExplorer] = {}
     res.explorers = explorers
+    # the steps' conditions are the table's letters and the conjectures' guards: what
+    # is asked of a term (its window places, its closure) is computed once for all
+    facts = TermFacts()
 
     def explorer(k: int) -> StepExplorer:
         if k not in explorers:
             explorers[k] = StepExplorer(program, opts.function, opts.element, k, bounds)
             explorers[k].deadline = deadline
+            explorers[k].facts = facts
         return explorers[k]
 
     k = opts.lookback if opts.lookback is not None else 0
@@ -163,12 +168,12 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
 
     # A walk needs the probe only when a state holds more than the last element: a
     # guard reads no further back than the state holds.
-    runner = StepWalker(explorer, max(k, 1), max(max_k, 1), before_widening=probe) if walk else concolic
+    runner = StepWalker(explorer, max(k, 1), max(max_k, 1), before_widening=probe, facts=facts) if walk else concolic
     teacher = FilterTeacher(runner, max_k, lookback_given=opts.lookback is not None, deadline=deadline)
     if not walk or k > 1:
         probe()
     table = SymbolicTable(teacher, opts.element.bits, initial_columns=opts.columns == "paper",
-                          compare=opts.compare)
+                          compare=opts.compare, facts=facts)
     res.teacher, res.table = teacher, table
     res.route = "walk" if walk else "concolic"
     try:
@@ -190,7 +195,7 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
                 progress(f"conjecture {rnd}: {conj.states} states; checking equivalence")
             while True:
                 k = max(k, conj.lookback, 1, runner.k if isinstance(runner, StepWalker) else 1)
-                checker = EquivalenceChecker(explorer(k), opts.max_boundaries, opts.max_depth, deadline)
+                checker = EquivalenceChecker(explorer(k), opts.max_boundaries, opts.max_depth, deadline, facts=facts)
                 try:
                     eq = checker.check(conj)
                     break

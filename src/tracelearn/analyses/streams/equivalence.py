@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 
 import z3
 
-from ...automata.transducer import FinalMove, Move, Transducer, window_vars
+from ...automata.transducer import FinalMove, Move, Transducer
+from ...bvterm import TermFacts
 from .windows import at_position, output_difference, path_input, solve_input, solver, undecided
-from ...semantics.clauses import conjuncts
 from ...semantics.solving import remaining_ms
 from ...semantics.strategies.bigstep import Boundary, StepExplorer, SymStep
-from ...z3dag import all_of, any_of, holds
+from ...z3dag import all_of, any_of, conjuncts, holds
 
 
 @dataclass
@@ -76,6 +76,7 @@ class _Moves:
     moves: list[tuple[Move, z3.BoolRef]]
     finals: list[tuple[FinalMove, z3.BoolRef]]
     none: z3.BoolRef
+    by_guard: dict[int, Move] | None = None  # enabled move by its guard's AST id (the moves keep the terms alive)
 
     def same(self, st: SymStep) -> Move | None:
         """The move whose guard is the step's condition itself and whose outputs are the
@@ -85,11 +86,12 @@ class _Moves:
         question to ask. A final move's guard is not compared: ends are asked."""
         if st.kind != "step":
             return None
-        for m, en in self.moves:
-            if en.eq(st.cond):
-                ok = len(m.outputs) == len(st.outputs) and all(a.eq(b) for a, b in zip(m.outputs, st.outputs))
-                return m if ok else None
-        return None
+        if self.by_guard is None:
+            self.by_guard = {en.get_id(): m for m, en in self.moves}
+        m = self.by_guard.get(st.cond.get_id())
+        if m is None or len(m.outputs) != len(st.outputs):
+            return None
+        return m if all(a.get_id() == b.get_id() for a, b in zip(m.outputs, st.outputs)) else None
 
 
 @dataclass
@@ -98,7 +100,7 @@ class EquivalenceChecker:
     max_boundaries: int = 2000
     max_depth: int | None = None  # None: unbounded
     deadline: float | None = None
-    _places: dict = field(default_factory=dict, repr=False)  # term id -> (term, window places)
+    facts: TermFacts = field(default_factory=TermFacts, repr=False)  # the window places of terms
     _shifted: dict = field(default_factory=dict, repr=False)  # (term id, k) -> (term, moved back or None)
     _split: dict = field(default_factory=dict, repr=False)  # term id -> (term, its conjuncts)
 
@@ -254,12 +256,8 @@ class EquivalenceChecker:
                     return z3.BoolVal(False)
         return guard
 
-    def _window_places(self, t: z3.ExprRef) -> set[int]:
-        hit = self._places.get(t.get_id())
-        if hit is None or not hit[0].eq(t):
-            hit = (t, window_vars(t))  # the term is kept: its id is not reused
-            self._places[t.get_id()] = hit
-        return hit[1]
+    def _window_places(self, t: z3.ExprRef) -> frozenset[int]:
+        return self.facts.places(t)
 
     def _speaks_after(self, conj: Transducer, q: int) -> bool:
         todo, seen = [q], {q}
@@ -293,7 +291,7 @@ class EquivalenceChecker:
         """(A step's condition is split once, not once per conjecture move with it.)"""
         hit = self._split.get(t.get_id())
         if hit is None:
-            hit = (t, _conjuncts(t))  # the term is kept: its id is not reused
+            hit = (t, conjuncts(t))  # the term is kept: its id is not reused
             self._split[t.get_id()] = hit
         return hit[1]
 
@@ -302,13 +300,13 @@ class EquivalenceChecker:
         recur with each of the conjecture's moves: moved once (cached per term)."""
         key = (c.get_id(), k)
         hit = self._shifted.get(key)
-        if hit is not None and hit[0].eq(c):
+        if hit is not None:  # the entry keeps its term: the id is that term's
             return hit[1]
         moved: tuple[str, z3.BoolRef] | None = None
         if z3.is_or(c):
             parts = []
             for d in c.children():
-                kept = [x[1] for x in (self._moved_back(e, k) for e in _conjuncts(d)) if x is not None]
+                kept = [x[1] for x in (self._moved_back(e, k) for e in conjuncts(d)) if x is not None]
                 if not kept:
                     parts = []  # a disjunct with nothing left: the disjunction says nothing
                     break
@@ -457,10 +455,6 @@ def _horizons(conj: Transducer, places) -> dict[int, int]:
                 need[m.src] = need[m.dst] - 1
                 changed = True
     return need
-
-
-def _conjuncts(f: z3.BoolRef) -> list[z3.BoolRef]:
-    return [c for c in conjuncts(f) if not z3.is_true(c)]
 
 
 def _conj(parts) -> z3.BoolRef:

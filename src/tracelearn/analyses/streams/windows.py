@@ -9,6 +9,7 @@ import z3
 
 from ...automata.transducer import window_vars
 from ...semantics.solving import at_deadline, remaining_ms
+from ...z3dag import assert_all
 
 
 def at_position(t: z3.BoolRef, i: int, bits: int) -> z3.BoolRef | None:
@@ -30,7 +31,7 @@ def solve_input(cons: list[z3.BoolRef], length: int, bits: int, on: z3.Solver | 
     if on is not None:
         s.push()
     try:
-        s.add(*cons)
+        assert_all(s, cons)  # Booleans built by the learner: no z3py cast of each
         r = s.check()
         if r == z3.unknown:
             raise undecided(s, None)

@@ -39,7 +39,7 @@ from ...ir.analysis import live_locals
 from ...ir.expr import Const, Reg
 from ...ir.program import Call, Program, SourceLoc
 from ...ir.types import IntType
-from ...bvterm import window_vars
+from ...bvterm import TermFacts, window_vars
 from ...z3dag import all_of, names as term_names, substitute
 from .. import symexpr as S
 from ..symbolic import SemanticsOptions, SymbolicSemantics
@@ -444,6 +444,7 @@ class StepExplorer:
         self.element = element
         self.k = lookback
         self.opt = options or BigStepOptions()
+        self.facts = TermFacts()  # the window places of the steps' terms (shared by the learner)
         self.sem = SymbolicSemantics(program, SemanticsOptions(name_values=False), PathTarget())
         self.explorer = PathExplorer(self.sem, PathOptions(eager=True, max_statements=self.opt.max_statements,
                                                            library_bound=self.opt.library_bound, repeats_end=True))
@@ -673,7 +674,7 @@ class StepExplorer:
     def _step(self, kind: str, guard: tuple[z3.BoolRef, ...], outs: tuple, nxt: Boundary | None = None) -> SymStep:
         # an element read ahead (``Boundary.held``) and read again when consumed may lie
         # past the window
-        far = max((j for t in guard + tuple(outs) for j in window_vars(t)), default=0)
+        far = max((j for t in guard + tuple(outs) for j in self.facts.places(t)), default=0)
         if far > self.k:
             raise LookbackExceeded(f"a step reads the element {far} back", far)
         return SymStep(kind, all_of(list(guard)), outs, nxt, guard)

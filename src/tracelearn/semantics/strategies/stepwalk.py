@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import z3
 
-from ...bvterm import Cache, Fn, Undefined, compile_term, window_vars
+from ...bvterm import Fn, TermFacts, Undefined
 from ...z3dag import substitute
 from .bigstep import BigStep, Boundary, FilterError, LookbackExceeded, StepExplorer, StreamRun, SymStep, simp
 
@@ -36,7 +36,7 @@ class StepWalker:
     does), so the runs before and after a widening agree."""
 
     def __init__(self, explorers: Callable[[int], StepExplorer], k: int, max_k: int,
-                 before_widening: Callable[[], None] | None = None) -> None:
+                 before_widening: Callable[[], None] | None = None, facts: TermFacts | None = None) -> None:
         self.explorers = explorers
         self.before_widening = before_widening  # called once, before the first widening
         self.k = k
@@ -48,10 +48,7 @@ class StepWalker:
         self.runs = 0
         self.boundaries = 0  # boundaries whose steps were asked for
         self.picks = 0  # steps chosen by evaluating conditions (the rest came from the memo)
-        self._places: dict[int, tuple[z3.ExprRef, frozenset[int]]] = {}  # term id -> (term, places it reads)
-        # term id -> (term, its closure; None: outside the compiled fragment, z3 evaluates it)
-        self._fns: dict[int, tuple[z3.ExprRef, Fn | None]] = {}
-        self._compiled: Cache = {}  # the subterms compiled (the steps' conditions share most)
+        self.facts = facts if facts is not None else TermFacts()  # places read, closures
         self._big: dict[int, tuple[SymStep, BigStep]] = {}  # the run's step of each explored step
         # boundary key -> its steps, the places their conditions read, and the chosen
         # step per window (the values at those places)
@@ -139,31 +136,18 @@ class StepWalker:
         return hit[1]
 
     def _reads(self, t: z3.ExprRef) -> frozenset[int]:
-        hit = self._places.get(t.get_id())
-        if hit is not None and hit[0].eq(t):
-            return hit[1]
-        places = frozenset(window_vars(t))
-        self._places[t.get_id()] = (t, places)  # t kept: its id is not reused
-        return places
+        return self.facts.places(t)
 
     # A condition or output is evaluated by its compiled closure (the walk's inner loop:
     # a z3 substitute and simplify per step tried, through the Python API, cost more
-    # than the evaluation); what the closure cannot take, z3 evaluates.
+    # than the evaluation); what the closure cannot take (None), z3 evaluates.
 
     def _env(self, window: dict[int, int]) -> dict[str, int | None]:
         mask = (1 << self.element.bits) - 1
         return {f"w{j}": v & mask for j, v in window.items()}
 
     def _fn(self, t: z3.ExprRef) -> Fn | None:
-        hit = self._fns.get(t.get_id())
-        if hit is None or not hit[0].eq(t):
-            try:
-                fn: Fn | None = compile_term(t, self._compiled)
-            except ValueError:
-                fn = None
-            hit = (t, fn)  # t kept: its id is not reused
-            self._fns[t.get_id()] = hit
-        return hit[1]
+        return self.facts.fn(t)
 
     def _holds(self, cond: z3.BoolRef, window: dict[int, int], env: dict[str, int | None]) -> bool:
         fn = self._fn(cond)
