@@ -148,30 +148,33 @@ class SymbolicTable:
 
     def _entry(self, u: Word, e: Word) -> tuple[str, ...]:
         """The outputs of the suffix's letters as far as a run follows them after ``u``,
-        ``⊥`` from the first letter it does not take. A word no input satisfies is read
-        as its longest prefix that one does: the guards of ``e`` may read the window
-        ``u`` leaves, and "no input takes this letter here" is the same observation
-        whether the guards contradict the window or the run goes elsewhere (told
-        apart, an escaper's state after a plain character and its initial state were
-        two rows, as a column's guard that reads back two places is unsatisfiable at
-        the stream's start and merely not taken after it)."""
-        for j in range(len(e), 0, -1):
-            obs = self._runs.get(u + e[:j])
+        ``⊥`` from the first letter it does not take. "No input takes this letter here"
+        is one observation whether the guards contradict the window ``u`` leaves (the
+        guards of ``e`` may read it) or the run goes elsewhere: told apart, an escaper's
+        state after a plain character and its initial state were two rows, as a column's
+        guard that reads back two places is unsatisfiable at the stream's start and
+        merely not taken after it. Asked letter by letter (a run answers every letter
+        it follows), so a suffix not taken at its first letter costs one question."""
+        cells: list[str] = []
+        while len(cells) < len(e):
+            w = u + e[:len(cells) + 1]
+            obs = self._runs.get(w)
             if obs is not None:
                 self.stats.from_runs += 1
             else:
-                obs = self.teacher.execute(u + e[:j])
+                obs = self.teacher.execute(w)
                 if obs is None:
-                    continue
+                    break
                 self._index(obs)
-            cells: list[str] = []
-            for i, a in enumerate(e[:j]):
+            before = len(cells)
+            for i in range(before, len(e)):
                 k = len(u) + i
-                if k >= len(obs.letters) or obs.letters[k] != a:
+                if k >= len(obs.letters) or obs.letters[k] != e[i]:
                     break
                 cells.append(self._cell(obs, k))
-            return tuple(cells) + (BOTTOM,) * (len(e) - len(cells))
-        return (BOTTOM,) * len(e)
+            if len(cells) == before:
+                break  # an input with the letter's guard, and the run goes elsewhere
+        return tuple(cells) + (BOTTOM,) * (len(e) - len(cells))
 
     def _cell(self, obs: Observation, j: int) -> str:
         if self.compare == "semantic":
