@@ -94,6 +94,9 @@ class Element:
 
 
 OUT_BITS = 32  # tl_out's parameter and tl_in's result are int
+# z3's resource count a path question gets in the calling thread before it is asked
+# again with a helper thread (the questions of a big step are small: ~10^4 each)
+INLINE_RLIMIT = 500_000
 
 
 @dataclass
@@ -158,7 +161,7 @@ class FilterRunner:
         self.function = function
         self.element = element
         self.opt = options or BigStepOptions()
-        self.sem = SymbolicSemantics(program, SemanticsOptions(name_values=False), PathTarget())
+        self.sem = SymbolicSemantics(program, SemanticsOptions(name_values=False), PathTarget(inline_rlimit=INLINE_RLIMIT))
         self.explorer = PathExplorer(self.sem, PathOptions(eager=False, max_statements=self.opt.max_statements,
                                                            library_bound=self.opt.library_bound, repeats_end=True))
         self.root: PathPoint | None = None
@@ -445,7 +448,7 @@ class StepExplorer:
         self.k = lookback
         self.opt = options or BigStepOptions()
         self.facts = TermFacts()  # the window places of the steps' terms (shared by the learner)
-        self.sem = SymbolicSemantics(program, SemanticsOptions(name_values=False), PathTarget())
+        self.sem = SymbolicSemantics(program, SemanticsOptions(name_values=False), PathTarget(inline_rlimit=INLINE_RLIMIT))
         self.explorer = PathExplorer(self.sem, PathOptions(eager=True, max_statements=self.opt.max_statements,
                                                            library_bound=self.opt.library_bound, repeats_end=True))
         self.function = function
