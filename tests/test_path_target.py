@@ -95,3 +95,21 @@ def test_definitions_read_back_stay_exact_when_a_frame_above_gains_one():
     assert t.epoch == 1
     assert z3.eq(defs.expand(c, deep), inp)  # seen from below: the cache was not reused
     assert len(defs.of(deep)) == 3
+
+
+def test_a_question_past_the_inline_budget_is_asked_again_not_answered_unknown():
+    """``inline_rlimit`` (the big-step explorer's): the question first in this thread
+    under the budget; one that needs more is asked again, and its answer is the
+    fresh solver's, never ``unknown``."""
+    x, y = z3.BitVecs("x y", 32)
+    hard = [x * y == 0x12345679, z3.UGT(x, 1), z3.UGT(y, 1), z3.ULT(x, y)]
+    for budget in (1, 10_000_000):
+        t = PathTarget(inline_rlimit=budget)
+        t.push()
+        for c in hard:
+            t.constrain(c)
+        fresh = z3.Solver()
+        fresh.add(*hard)
+        assert t.check() == fresh.check() != z3.unknown
+        t.constrain(x == 1)  # and a refutation after it
+        assert t.check() == z3.unsat
