@@ -251,6 +251,27 @@ def test_base64_encoder_is_learned_and_agrees_with_pythons_base64():
         assert bytes(got) == base64.b64encode(data), data
 
 
+def test_separating_inputs_gathered_by_one_query_refine_later_conjectures_without_the_oracle():
+    """With ``witnesses=8`` the oracle goes on past the first disagreement and hands
+    back the others; a later conjecture that one of them still separates is refined
+    without asking the oracle. The learned transducer is the same (proved, and equal
+    to one learned with a single input per query on random inputs); fewer queries."""
+    one, path = _learn("codecs.c", "base64_encode", witnesses=1)
+    many, _ = _learn("codecs.c", "base64_encode", witnesses=8)
+    assert one.complete and many.complete
+    assert all(not e.more for e in one.equivalence)
+    assert any(e.more for e in many.equivalence)
+    assert len(many.equivalence) < len(one.equivalence)
+    # every refinement is a real separating input of the conjecture it refined
+    assert all(r.program_steps != r.conjecture_steps for r in many.refinements)
+    assert many.transducer.states == one.transducer.states
+    rng = random.Random(4)
+    for _ in range(200):
+        v = [rng.randint(-128, 127) for _ in range(rng.randint(0, 10))]
+        assert many.transducer.run(v) == one.transducer.run(v), v
+    _agree(path, "base64_encode", many.transducer)
+
+
 def test_the_time_limit_stops_the_table_and_the_exploration_not_only_the_oracle():
     """A limit that passes while the first table is filled (its runs, the big steps
     they walk) ends learning there, incomplete with "time limit", on either route:

@@ -41,6 +41,9 @@ class LearnOptions:
     # "syntactic": table entries compared as text (the paper); "semantic": as functions
     # of the window where the step's guard holds (a solver call per new output sequence)
     compare: str = "syntactic"
+    # separating inputs an equivalence query gathers (breadth first, one per disagreeing
+    # step) before the table is refined with all of them (Sigma*: one)
+    witnesses: int = 8
 
 
 @dataclass
@@ -176,6 +179,24 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
                           compare=opts.compare, facts=facts)
     res.teacher, res.table = teacher, table
     res.route = "walk" if walk else "concolic"
+    pending: list[list[int]] = []  # the oracle's other separating inputs, not used yet
+    conj: Transducer | None = None
+
+    def _refine(witness: list[int]) -> bool:
+        """Refine the table with ``witness`` if it separates the conjecture (False if
+        not). Step by step, as the oracle compares: the same output written one step
+        later (a filter that holds an element back) is a difference the table must
+        learn, though the whole outputs are equal."""
+        assert conj is not None
+        run, obs = teacher.run(witness)
+        steps = conj.trace(witness)
+        program_steps = step_values(obs.outputs, list(obs.values), opts.element.bits)
+        if steps == program_steps:
+            return False
+        res.refinements.append(Refinement(witness, run.outputs, conj.run(witness), conj.states, program_steps, steps))
+        table.refine(obs)
+        return True
+
     try:
         for rnd in range(1, opts.max_rounds + 1):
             if progress:
@@ -191,11 +212,19 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
                               f"{overlap[1].guard} overlap): two paths of the filter read the same window "
                               f"differently")
                 return res
+            # A separating input gathered by an earlier query that still separates this
+            # conjecture refines it without asking the oracle (its run is cached)
+            refined = False
+            while pending and not refined:
+                refined = _refine(pending.pop(0))
+            if refined:
+                continue
             if progress:
                 progress(f"conjecture {rnd}: {conj.states} states; checking equivalence")
             while True:
                 k = max(k, conj.lookback, 1, runner.k if isinstance(runner, StepWalker) else 1)
-                checker = EquivalenceChecker(explorer(k), opts.max_boundaries, opts.max_depth, deadline, facts=facts)
+                checker = EquivalenceChecker(explorer(k), opts.max_boundaries, opts.max_depth, deadline,
+                                             max_witnesses=opts.witnesses, facts=facts)
                 try:
                     eq = checker.check(conj)
                     break
@@ -218,19 +247,11 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
                 res.reason = eq.reason
                 return res
             assert eq.witness is not None
-            run, obs = teacher.run(eq.witness)
-            mine = conj.run(eq.witness)
-            # Step by step, as the oracle compares: the same output written one step
-            # later (a filter that holds an element back) is a difference the table
-            # must learn, though the whole outputs are equal.
-            steps = conj.trace(eq.witness)
-            program_steps = step_values(obs.outputs, list(obs.values), opts.element.bits)
-            res.refinements.append(Refinement(eq.witness, run.outputs, mine, conj.states, program_steps, steps))
-            if steps == program_steps:
-                res.reason = (f"the oracle's separating input {eq.witness} gives the same outputs at every step "
-                              "in a run: the two engines disagree (please report)")
+            pending.extend(eq.more)
+            if not _refine(eq.witness):
+                res.reason = (f"the oracle's separating input {eq.witness} gives the same outputs at every "
+                              "step in a run: the two engines disagree (please report)")
                 return res
-            table.refine(obs)
         res.reason = f"no equivalent conjecture after {opts.max_rounds} rounds"
         return res
     except TimeoutError as e:  # filling the table: the last conjecture (if any) stands, incomplete

@@ -32,20 +32,21 @@ from ...automata.transducer import FinalMove, Move, Transducer
 from ...bvterm import TermFacts
 from .windows import at_position, output_difference, path_input, solve_input, solver, undecided
 from ...semantics.solving import remaining_ms
-from ...semantics.strategies.bigstep import Boundary, StepExplorer, SymStep
+from ...semantics.strategies.bigstep import Boundary, LookbackExceeded, StepExplorer, SymStep
 from ...z3dag import all_of, any_of, conjuncts, holds
 
 
 @dataclass
 class EquivalenceResult:
     status: str  # "equivalent" | "separated" | "unknown"
-    witness: list[int] | None = None  # a separating input (status "separated")
+    witness: list[int] | None = None  # a separating input (status "separated"), among the shortest
     reason: str = ""
     boundaries: int = 0
     steps: int = 0
     solver_calls: int = 0
     depth: int = 0  # the deepest boundary explored
     time_s: float = 0.0
+    more: list[list[int]] = field(default_factory=list)  # other separating inputs met (``max_witnesses``)
 
 
 @dataclass
@@ -100,6 +101,9 @@ class EquivalenceChecker:
     max_boundaries: int = 2000
     max_depth: int | None = None  # None: unbounded
     deadline: float | None = None
+    # separating inputs to gather before answering (at most one per disagreeing step met,
+    # breadth first): a table refined with several needs fewer equivalence queries
+    max_witnesses: int = 1
     facts: TermFacts = field(default_factory=TermFacts, repr=False)  # the window places of terms
     _shifted: dict = field(default_factory=dict, repr=False)  # (term id, k) -> (term, moved back or None)
     _split: dict = field(default_factory=dict, repr=False)  # term id -> (term, its conjuncts)
@@ -128,8 +132,16 @@ class EquivalenceChecker:
         # encoder's every output branch, is then one boundary, not one each.
         waiting: dict[tuple, _Node] = {}  # (state key, conjecture state, depth) -> queued node
         covered: dict[tuple, z3.BoolRef | None] = {}  # (state key, conjecture state) -> explored union
+        found_inputs: list[list[int]] = []
+
+        def separated() -> EquivalenceResult:
+            return EquivalenceResult("separated", found_inputs[0], "", res.boundaries, res.steps,
+                                     res.solver_calls, res.depth, more=found_inputs[1:])
+
         while queue:
             if self.deadline is not None and time.perf_counter() > self.deadline:
+                if found_inputs:
+                    return separated()
                 res.reason = "time limit"
                 return res
             node = queue.popleft()
@@ -143,7 +155,12 @@ class EquivalenceChecker:
                 covered[here] = None if wf is None or before is None else z3.Or(before, wf)
             else:
                 covered[here] = wf
-            steps = self.explorer.steps(node.boundary)  # LookbackExceeded: the caller widens the window
+            try:
+                steps = self.explorer.steps(node.boundary)  # LookbackExceeded: the caller widens the window
+            except LookbackExceeded:
+                if found_inputs:
+                    return separated()
+                raise
             # one solver per node, the window asserted once; each step pushed on it
             base = solver()
             if wf is not None:
@@ -161,11 +178,15 @@ class EquivalenceChecker:
                 if found is not None:
                     witness = self._witness(node, found, el.bits, st.kind == "step")
                     if witness is None:
+                        if found_inputs:
+                            continue  # (a later one: the inputs found stand)
                         res.reason = ("a separating path no input takes (the boundaries forget the window "
                                       "constraints it needs)")
                         return res
-                    return EquivalenceResult("separated", witness, "", res.boundaries, res.steps,
-                                             res.solver_calls, res.depth)
+                    found_inputs.append(witness)
+                    if len(found_inputs) >= self.max_witnesses:
+                        return separated()
+                    continue  # the step disagrees: nothing after it is compared
                 if st.kind != "step":
                     continue
                 enabled = ([(m, en) for m, en in mv.moves if m is same] if same is not None else
@@ -175,6 +196,8 @@ class EquivalenceChecker:
                     if st.next is None:
                         # the filter returned: the conjecture must stay silent on any rest
                         if self._speaks_after(conj, m.dst):
+                            if found_inputs:
+                                return separated()
                             res.reason = "the filter returns; the conjecture may still write after it"
                             return res
                         continue
@@ -187,6 +210,8 @@ class EquivalenceChecker:
                     if key in seen:
                         continue
                     if len(seen) >= self.max_boundaries:
+                        if found_inputs:
+                            return separated()
                         res.reason = f"more than {self.max_boundaries} boundaries"
                         return res
                     if self.max_depth is not None and node.depth + 1 > self.max_depth:
@@ -203,6 +228,8 @@ class EquivalenceChecker:
                     new = _Node(st.next, m.dst, node.depth + 1, [(node, cond)], [window])
                     waiting[(*there, node.depth + 1)] = new
                     queue.append(new)
+        if found_inputs:
+            return separated()
         if res.reason:
             return res
         res.status = "equivalent"
