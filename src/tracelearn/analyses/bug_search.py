@@ -21,7 +21,7 @@ from ..ir.program import Program
 from ..semantics.strategies.concolic import ConcolicSampler
 from ..semantics.strategies.path import PathExplorer, PathOptions
 from ..semantics.symbolic import SemanticsOptions, SymbolicSemantics
-from ..semantics.targets import PathTarget
+from ..semantics.targets import INLINE_RLIMIT, PathTarget
 from ..semantics.traces import Counterexample, extract, replay
 from ..semantics.waypoints import trace_waypoints
 from .pac.error_automaton import error_automaton, flips_toward_error
@@ -49,7 +49,7 @@ def explorer_factory(prog: Program, deadline: float | None,
     """Makes single-path explorers of ``prog``: ``(bound, eager, rlimit, wrapping)``."""
     def explorer(bound: int, eager: bool = True, rlimit: int | None = None, wrapping: bool = True) -> PathExplorer:
         # One path at a time: small values carried as terms, not named (no definitions)
-        target = PathTarget(deadline, rlimit, wrapping)
+        target = PathTarget(deadline, rlimit, wrapping, inline_rlimit=INLINE_RLIMIT if rlimit is None else None)
         return PathExplorer(SymbolicSemantics(prog, SemanticsOptions(name_values=False), target),
                             PathOptions(max_decisions=bound, split_conditions=split_conditions, eager=eager))
     return explorer

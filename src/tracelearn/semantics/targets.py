@@ -108,6 +108,10 @@ FRAME_NODES = 32
 # only when the integer reading did not refute it (a hard question whose every
 # bit-vector model wraps around is rare where CREST's integer flips work)
 QUICK_SHARE = 50
+# z3's resource count a question without a budget gets in the calling thread before it
+# is asked again with a helper thread and the time limit alone (a path's questions are
+# mostly small: a filter's big steps and a membership word's are ~10^4 each)
+INLINE_RLIMIT = 500_000
 
 
 class PathTarget:
@@ -320,16 +324,17 @@ class PathTarget:
             self.refuted_without_wrapping += 1
             return z3.unsat, None
         self._sync()
+        # (both asked in this thread: the budget keeps them short)
         self.solver.set("rlimit", max(1, self.rlimit // QUICK_SHARE))
         try:
-            r = check_sat(self.solver, assumptions, self.deadline)
+            r = check_bounded(self.solver, assumptions, self.deadline)
         finally:
             self.solver.set("rlimit", self.rlimit)
         if r != z3.unknown or early == z3.unsat:
             # Hard for the bit vectors and refuted over the integers: the question stays
             # unknown (not unsat: a model may wrap around)
             return r, None
-        return check_sat(self.solver, assumptions, self.deadline), None
+        return check_bounded(self.solver, assumptions, self.deadline), None
 
     def _refuted_without_wrapping(self, formulas: list[z3.BoolRef]) -> bool:
         """Is the integer reading's refutation of ``formulas`` the bit vectors' too? It

@@ -44,7 +44,7 @@ from ...z3dag import all_of, names as term_names, substitute
 from .. import symexpr as S
 from ..symbolic import SemanticsOptions, SymbolicSemantics
 from ..symstate import SVal
-from ..targets import PathTarget
+from ..targets import INLINE_RLIMIT, PathTarget
 from .path import PathEnd, PathExplorer, PathOptions, PathPoint
 
 STREAM_OPS = frozenset({"tl_in", "tl_peek", "tl_eof", "tl_out"})
@@ -94,9 +94,6 @@ class Element:
 
 
 OUT_BITS = 32  # tl_out's parameter and tl_in's result are int
-# z3's resource count a path question gets in the calling thread before it is asked
-# again with a helper thread (the questions of a big step are small: ~10^4 each)
-INLINE_RLIMIT = 500_000
 
 
 @dataclass
