@@ -182,20 +182,23 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
     pending: list[list[int]] = []  # the oracle's other separating inputs, not used yet
     conj: Transducer | None = None
 
-    def _refine(witness: list[int]) -> bool:
+    def _refine(witness: list[int], oracles: bool = False) -> bool:
         """Refine the table with ``witness`` if it separates the conjecture (False if
-        not). Step by step, as the oracle compares: the same output written one step
-        later (a filter that holds an element back) is a difference the table must
-        learn, though the whole outputs are equal."""
+        not; the oracle's own is reported either way). Step by step, as the oracle
+        compares: the same output written one step later (a filter that holds an
+        element back) is a difference the table must learn, though the whole outputs
+        are equal."""
         assert conj is not None
         run, obs = teacher.run(witness)
         steps = conj.trace(witness)
         program_steps = step_values(obs.outputs, list(obs.values), opts.element.bits)
-        if steps == program_steps:
-            return False
-        res.refinements.append(Refinement(witness, run.outputs, conj.run(witness), conj.states, program_steps, steps))
-        table.refine(obs)
-        return True
+        separates = steps != program_steps
+        if separates or oracles:
+            res.refinements.append(Refinement(witness, run.outputs, conj.run(witness), conj.states,
+                                              program_steps, steps))
+        if separates:
+            table.refine(obs)
+        return separates
 
     try:
         for rnd in range(1, opts.max_rounds + 1):
@@ -248,7 +251,7 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
                 return res
             assert eq.witness is not None
             pending.extend(eq.more)
-            if not _refine(eq.witness):
+            if not _refine(eq.witness, oracles=True):
                 res.reason = (f"the oracle's separating input {eq.witness} gives the same outputs at every "
                               "step in a run: the two engines disagree (please report)")
                 return res
