@@ -63,6 +63,10 @@ class Falsifier:
         self.stats = SearchStats()
         self.on_found = on_found
         self._finished = threading.Event()
+        # The answer is taken, or the search marked stopped, under this lock: a ``stop``
+        # called while the answer's ``on_found`` still ran marked a found bug "stopped"
+        self._lock = threading.Lock()
+        self._answered = False
         self._t0 = time.perf_counter()
         reader, writer = Pipe(duplex=False)
         for stream in (sys.stdout, sys.stderr):  # else the child's exit could write them again
@@ -96,14 +100,18 @@ class Falsifier:
         try:
             found, stats = self._reader.recv()
         except (EOFError, OSError):  # stopped (its figures were not sent), or it died (out of memory)
-            found, stats = None, (SearchStats("stopped", reason="stopped before it found a bug")
-                                  if self.stats.status == "stopped" else
-                                  SearchStats("failed", reason="the search process ended without an answer"))
+            found, stats = None, None
         except Exception as e:  # an answer that would not unpickle: none
             found, stats = None, SearchStats("failed", reason=f"the search's answer could not be read: {e}")
-        stats.time_s = stats.time_s or time.perf_counter() - self._t0
-        self.stats = stats
-        self.found = found
+        with self._lock:
+            if stats is None:
+                stats = (SearchStats("stopped", reason="stopped before it found a bug")
+                         if self.stats.status == "stopped" else
+                         SearchStats("failed", reason="the search process ended without an answer"))
+            stats.time_s = stats.time_s or time.perf_counter() - self._t0
+            self.stats = stats
+            self.found = found
+            self._answered = True
         try:
             if found is not None and self.on_found is not None:
                 self.on_found()
@@ -116,9 +124,10 @@ class Falsifier:
 
     def stop(self) -> SearchStats:
         """End the search (the portfolio answered, or the time is up); its figures."""
-        if not self._finished.is_set():
-            self.stats.status = "stopped"
-            self.stats.time_s = time.perf_counter() - self._t0
+        with self._lock:
+            if not self._answered:
+                self.stats.status = "stopped"
+                self.stats.time_s = time.perf_counter() - self._t0
         if self.pid is not None:
             try:
                 os.kill(self.pid, signal.SIGKILL)
