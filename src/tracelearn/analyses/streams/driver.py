@@ -154,9 +154,8 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
 
     def explorer(k: int) -> StepExplorer:
         if k not in explorers:
-            explorers[k] = StepExplorer(program, opts.function, opts.element, k, bounds)
+            explorers[k] = StepExplorer(program, opts.function, opts.element, k, bounds, facts=facts)
             explorers[k].deadline = deadline
-            explorers[k].facts = facts
         return explorers[k]
 
     k = opts.lookback if opts.lookback is not None else 0

@@ -437,14 +437,16 @@ class StepExplorer:
     stream operations, as ``FilterRunner`` does on a concrete input."""
 
     def __init__(self, program: Program, function: str, element: Element, lookback: int,
-                 options: BigStepOptions | None = None) -> None:
+                 options: BigStepOptions | None = None, facts: TermFacts | None = None) -> None:
         if function not in program.procedures:
             raise TracelearnError(f"no definition of the filter function '{function}'")
         self.program = program
         self.element = element
         self.k = lookback
         self.opt = options or BigStepOptions()
-        self.facts = TermFacts()  # the window places of the steps' terms (shared by the learner)
+        # the window places of the steps' terms (a learner shares its own with the walk and
+        # the oracle)
+        self.facts = facts if facts is not None else TermFacts()
         self.sem = SymbolicSemantics(program, SemanticsOptions(name_values=False), PathTarget(inline_rlimit=INLINE_RLIMIT))
         self.explorer = PathExplorer(self.sem, PathOptions(eager=True, max_statements=self.opt.max_statements,
                                                            library_bound=self.opt.library_bound, repeats_end=True))
