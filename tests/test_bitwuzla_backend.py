@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from tracelearn.api.check import check_run
 from tracelearn.semantics import bitwuzla_backend
-from tracelearn.semantics.bitwuzla_backend import BitwuzlaWorker, check_bitwuzla
+from tracelearn.semantics.bitwuzla_backend import BitwuzlaWorker, Portable, check_bitwuzla
 from tracelearn.z3dag import holds, smtlib
 
 pytestmark = pytest.mark.skipif(not bitwuzla_backend.available(), reason="bitwuzla not installed")
@@ -58,9 +58,48 @@ def test_division_by_constant_read_after_z3_rewrote_it(worker) -> None:
 
 
 def test_a_formula_bitwuzla_cannot_read_goes_to_z3(worker) -> None:
+    n = z3.Int("bw::n")  # no integers in Bitwuzla
+    assert check_bitwuzla(worker, [n * n == 49], None) is None
+
+
+def test_what_z3_writes_that_bitwuzla_does_not_read_is_translated(worker) -> None:
+    """An ``or`` of one argument (SMT-LIB's takes two or more) and a float's bits
+    (``fp.to_ieee_bv``, z3's own): the same answers, and a model of the formula as given."""
     x = z3.BitVec("bw::o", 8)
-    one_armed = z3.Or(x == 3)  # SMT-LIB's `or` takes two arguments or more
-    assert check_bitwuzla(worker, [one_armed], None) is None
+    f = z3.FP("bw::f", z3.Float32())
+    bits = z3.BitVec("bw::bits", 32)
+    stored = [bits == z3.fpToIEEEBV(f), z3.fpGT(f, z3.FPVal(1.5, z3.Float32()))]
+    r, model, _ = check_bitwuzla(worker, [z3.Or(x == 3)] + stored + [z3.Extract(31, 24, bits) == 0x40], None)
+    assert r == z3.sat and model.eval(x).as_long() == 3
+    two, eight = z3.FPVal(2.0, z3.Float32()), z3.FPVal(8.0, z3.Float32())
+    assert holds(model, stored + [z3.fpGEQ(f, two), z3.fpLT(f, eight)])
+    # the top byte of a float above 1.5 is 0x3f or more
+    r, _, _ = check_bitwuzla(worker, stored + [z3.Extract(31, 24, bits) == 3], None)
+    assert r == z3.unsat
+    # a NaN's bits are a NaN's, in both solvers
+    nan = [bits == z3.fpToIEEEBV(f), z3.fpIsNaN(f), z3.Extract(30, 23, bits) != 0xFF]
+    assert check_bitwuzla(worker, nan, None)[0] == z3.unsat
+    s = z3.Solver()
+    s.add(*nan)
+    assert s.check() == z3.unsat
+
+
+def test_a_translated_formula_grows_as_its_encoding_does(worker) -> None:
+    """``Portable`` translates the kept part of a growing formula once; a formula that is
+    not an extension of the last one is translated afresh."""
+    f = z3.FP("bw::g", z3.Float32())
+    bits = z3.BitVec("bw::gbits", 32)
+    base = [bits == z3.fpToIEEEBV(f)]
+    port = Portable()
+    grown = base + [z3.fpGT(f, z3.FPVal(1.5, z3.Float32()))]
+    for kept, formula, want in ((1, base + [z3.Extract(31, 24, bits) == 3], z3.sat),  # f tiny
+                                (2, grown + [z3.Extract(31, 24, bits) == 3], z3.unsat),
+                                (2, grown + [z3.Extract(31, 24, bits) == 0x40], z3.sat),
+                                (2, [z3.fpLT(f, 0)] + base + [z3.Extract(31, 31, bits) == 0], z3.unsat)):
+        r, model, _ = check_bitwuzla(worker, formula, None, None, port, kept)
+        assert r == want, formula
+        if r == z3.sat:
+            assert holds(model, formula)
 
 
 def test_arrays_get_their_model_from_z3(worker) -> None:

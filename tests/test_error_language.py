@@ -101,6 +101,37 @@ def test_cfg_precheck_is_sound():
                 assert r == "unsat", word
 
 
+RECURSIVE = """
+extern int nondet_int(void);
+void _Learn_assert(int);
+void g(int n);
+void h(void) { if (nondet_int()) _Learn_assert(0); }
+void f(int n) { if (n > 0) { g(n - 1); f(n - 1); } else h(); }
+void g(int n) { if (nondet_int()) f(n); h(); }
+int main(void) { int n = nondet_int(); while (nondet_int()) g(n); f(n); h(); return 0; }
+"""
+
+
+def test_cfg_summaries_kept_across_words_give_each_words_answer(tmp_path):
+    """The pre-check keeps each call's summary for the events from the call on, and
+    reuses it in other words with the same suffix: the answers are those of an oracle
+    that sees each word alone (mutual recursion, words in a random order)."""
+    import itertools
+    import random
+
+    src = tmp_path / "rec.c"
+    src.write_text(RECURSIVE)
+    inst = instrument(load_program(str(src)), AlphabetSpec())
+    shared = CFGOracle(inst.program, inst.targets)
+    words = [w for n in range(7) for w in itertools.product(("f", "g", "h"), repeat=n)]
+    random.Random(3).shuffle(words)
+    answers = {w: shared.compatible(w) for w in words}
+    for w in words:
+        assert CFGOracle(inst.program, inst.targets).compatible(w) == answers[w], w
+    assert 0 < sum(answers.values()) < len(words)
+    assert shared._summaries  # (kept, and so reused by the later words)
+
+
 def test_witnesses_replay_in_the_interpreter():
     r = learned(FIG2, bound=4, bwl=4)
     assert r.witnesses

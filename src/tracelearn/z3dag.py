@@ -63,14 +63,17 @@ def constants(terms: list[z3.ExprRef]) -> list[z3.ExprRef]:
     return out
 
 
-def applications(terms: list[z3.ExprRef], kinds: frozenset[int]) -> list[z3.ExprRef]:
-    """The applications in ``terms`` of an operator of one of ``kinds`` (each once)."""
+def applications(terms: list[z3.ExprRef], kinds: frozenset[int], seen: set[int] | None = None
+                 ) -> list[z3.ExprRef]:
+    """The applications in ``terms`` of an operator of one of ``kinds`` (each once), not
+    below a term in ``seen`` (the AST ids walked, added to as terms are met)."""
     if not terms:
         return []
     ctxobj = terms[0].ctx
     ctx = ctxobj.ref()
     out: list[z3.ExprRef] = []
-    seen: set[int] = set()
+    if seen is None:
+        seen = set()
     stack = [t.as_ast() for t in terms]
     while stack:
         a = stack.pop()
@@ -149,24 +152,31 @@ def holds(model: z3.ModelRef, formulas: list[z3.BoolRef]) -> bool:
     return True
 
 
-def scalar_model(ctx: z3.Context, values: list[tuple[str, int | None, int]]) -> z3.ModelRef:
+def scalar_model(ctx: z3.Context, values: list[tuple[str, object, int]]) -> z3.ModelRef:
     """A model giving each named constant its value: (name, None, 0 or 1) a Boolean,
-    (name, width, value) a bit-vector. z3 shares a declaration among all its uses of
-    one name and sort, so these are the formula's own constants. (Each new term is
-    wrapped before the next call: an unreferenced one may be freed under us.)"""
+    (name, width, value) a bit-vector, (name, (exponent bits, significand bits), IEEE-754
+    bits) a float. z3 shares a declaration among all its uses of one name and sort, so
+    these are the formula's own constants. (Each new term is wrapped before the next
+    call: an unreferenced one may be freed under us.)"""
     ref = ctx.ref()
     model = z3.Model(ctx)
     no_domain = (z3.Sort * 0)()
-    sorts: dict[int | None, z3.SortRef] = {None: z3.BoolSort(ctx)}
+    sorts: dict[object, z3.SortRef] = {None: z3.BoolSort(ctx)}
     truth = (z3.BoolVal(False, ctx), z3.BoolVal(True, ctx))
     for name, width, value in values:
-        sort = sorts.get(width)
+        key = tuple(width) if isinstance(width, (list, tuple)) else width
+        sort = sorts.get(key)
         if sort is None:
-            sort = sorts[width] = z3.BitVecSort(width, ctx)
+            sort = sorts[key] = z3.FPSort(*key, ctx) if isinstance(key, tuple) else z3.BitVecSort(key, ctx)
         decl = z3.FuncDeclRef(C.Z3_mk_func_decl(ref, C.Z3_mk_string_symbol(ref, name), 0, no_domain,
                                                 sort.ast), ctx)
-        val = truth[bool(value)] if width is None else z3.BitVecNumRef(
-            C.Z3_mk_numeral(ref, str(value), sort.ast), ctx)
+        if width is None:
+            val = truth[bool(value)]
+        elif isinstance(key, tuple):
+            bits = z3.BitVecNumRef(C.Z3_mk_numeral(ref, str(value), z3.BitVecSort(sum(key), ctx).ast), ctx)
+            val = z3.FPNumRef(C.Z3_simplify(ref, C.Z3_mk_fpa_to_fp_bv(ref, bits.as_ast(), sort.ast)), ctx)
+        else:
+            val = z3.BitVecNumRef(C.Z3_mk_numeral(ref, str(value), sort.ast), ctx)
         C.Z3_add_const_interp(ref, model.model, decl.ast, val.as_ast())
     return model
 

@@ -25,6 +25,9 @@ class CFGOracle:
         self._fails = _MayFail(self)
         self.cache: dict[tuple[str, ...], bool] = {}
         self._skeletons: dict[str, list] = {}
+        # (procedure, events from its call on) -> (where it can return, relative to the
+        # call; whether it can fail a target having emitted them all)
+        self._summaries: dict[tuple[str, tuple[str, ...]], tuple[frozenset[int], bool]] = {}
 
     def _address_taken(self) -> list[str]:
         names: set[str] = set()
@@ -62,27 +65,48 @@ class CFGOracle:
         n = len(events)
         ret: dict[tuple[str, int], set[int]] = {}
         fail: dict[tuple[str, int], bool] = {}
+        final: set[tuple[str, int]] = set()  # summaries known from other words: not recomputed
+        entry = (self.program.entry, 0)
+        self._recall(entry, events, ret, fail, final)
         while True:
             changed = False
             known = len(ret)
-            requests = [(self.program.entry, 0)] + list(ret.keys())
+            requests = [entry] + list(ret.keys())
             seen: set[tuple[str, int]] = set()
             for key in requests:
-                if key in seen:
+                if key in seen or key in final:
                     continue
                 seen.add(key)
-                r, f = self._summary(key[0], key[1], events, n, ret, fail)
+                r, f = self._summary(key[0], key[1], events, n, ret, fail, final)
                 if r != ret.get(key, set()) or f != fail.get(key, False):
                     ret[key] = r | ret.get(key, set())
                     fail[key] = f or fail.get(key, False)
                     changed = True
             if not changed and len(ret) == known:
                 break
-        ok = fail.get((self.program.entry, 0), False)
+        # A call's summary depends on the events from its start on only: the words of one
+        # learning run share suffixes (an observation table's columns), so each is kept.
+        for (name, p), r in ret.items():
+            if (name, p) not in final:
+                self._summaries[(name, events[p:])] = (frozenset(q - p for q in r), fail[(name, p)])
+        ok = fail.get(entry, False)
         self.cache[events] = ok
         return ok
 
-    def _summary(self, name: str, start: int, w, n, ret, fail) -> tuple[set[int], bool]:
+    def _recall(self, key: tuple[str, int], w, ret, fail, final) -> None:
+        """Start the summary of ``key`` (a call of procedure ``key[0]`` at event
+        ``key[1]`` of ``w``): the one kept from another word with the same events from
+        there on, else none yet."""
+        known = self._summaries.get((key[0], w[key[1]:]))
+        if known is None:
+            ret[key] = set()
+            fail[key] = False
+            return
+        ret[key] = {key[1] + q for q in known[0]}
+        fail[key] = known[1]
+        final.add(key)
+
+    def _summary(self, name: str, start: int, w, n, ret, fail, final) -> tuple[set[int], bool]:
         blocks = self._skeleton(name)
         returns: set[int] = set()
         found = False
@@ -105,8 +129,7 @@ class CFGOracle:
                         for c in arg:
                             key = (c, p)
                             if key not in ret:
-                                ret[key] = set()
-                                fail[key] = False
+                                self._recall(key, w, ret, fail, final)
                             nxt |= ret[key]
                             found = found or fail[key]
                         if library:

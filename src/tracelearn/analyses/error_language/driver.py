@@ -22,6 +22,7 @@ from ...ir.program import Program
 from ...learning.lazy import learn
 from ...learning.learner import LearningError
 from ...learning.queries import QueryCache, QueryStats
+from ...semantics.bitwuzla_backend import BitwuzlaWorker
 from .alphabet import AlphabetSpec, Instrumented, Letter, instrument
 from .cfg_oracle import CFGOracle
 from .teacher import ErrorTeacher, TeacherStats, TeacherTimeout, Word
@@ -124,6 +125,11 @@ class ExplainResult:
 
 
 def explain_program(program: Program, opts: ExplainOptions) -> ExplainResult:
+    with BitwuzlaWorker() as bitwuzla:  # (a result kept after this asks z3 alone)
+        return _explain(program, opts, bitwuzla)
+
+
+def _explain(program: Program, opts: ExplainOptions, bitwuzla: BitwuzlaWorker) -> ExplainResult:
     t0 = time.perf_counter()
     deadline = t0 + opts.timeout_s
     inst = instrument(program, opts.alphabet)
@@ -160,7 +166,8 @@ def explain_program(program: Program, opts: ExplainOptions) -> ExplainResult:
             break
         try:
             teacher = ErrorTeacher(inst, b, bwl_range[0], cfg, remaining, opts.loop_bounds, max_bwl=bwl_range[-1],
-                                   cbmc_semantics=opts.cbmc_semantics, stats=tstats, engine=opts.engine)
+                                   cbmc_semantics=opts.cbmc_semantics, stats=tstats, engine=opts.engine,
+                                   bitwuzla=bitwuzla)
         except TeacherTimeout as e:
             hint = (" (where paths carry concrete data through long loops, --engine paths may encode "
                     "faster)") if opts.engine == "merged" else ""

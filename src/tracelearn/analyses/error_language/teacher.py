@@ -29,9 +29,11 @@ from dataclasses import dataclass, field
 import z3
 
 from ...ir.program import PROPERTY_KINDS
+from ...semantics.bitwuzla_backend import BitwuzlaWorker
 from ...semantics.bmc import Encoding, SolverStats
 from ...semantics.paths_encoding import PathsEncoding
 from ...semantics.traces import extract
+from ...z3dag import any_of
 from ...semantics.strategies.unwind import UnwindOptions
 from ...semantics.symbolic import SemanticsOptions, SymexLimit
 from .alphabet import Instrumented
@@ -81,9 +83,11 @@ class ErrorTeacher:
     def __init__(self, inst: Instrumented, bound: int, bwl: int, cfg: CFGOracle,
                  timeout_s: float = 600.0, loop_bounds: dict[str, int] | None = None,
                  max_bwl: int | None = None, cbmc_semantics: bool = False,
-                 stats: TeacherStats | None = None, engine: str = "merged") -> None:
+                 stats: TeacherStats | None = None, engine: str = "merged",
+                 bitwuzla: BitwuzlaWorker | None = None) -> None:
         """``stats``: where this teacher counts (shared by the teachers of every bound of
-        one analysis: the totals need no adding up)."""
+        one analysis: the totals need no adding up); ``bitwuzla``: the process the
+        encoding's hard queries go to (None: z3 alone)."""
         self.inst = inst
         self.progress: Callable[[], None] | None = None  # told before each solver call (a live display)
         self.bound = bound
@@ -114,7 +118,8 @@ class ErrorTeacher:
                 self.stats.paths, self.stats.paths_cut = self.enc.paths, self.enc.cut_paths
             else:
                 self.enc = Encoding(inst.program, bound, loop_bounds, timeout_s, deadline=self.deadline,
-                                    semantics=sem_opts, unwinding=unwind, stats=self.stats.solver)
+                                    semantics=sem_opts, unwinding=unwind, stats=self.stats.solver,
+                                    bitwuzla=bitwuzla)
         except SymexLimit as e:
             if time.perf_counter() >= self.deadline:
                 raise TeacherTimeout(str(e)) from None
@@ -150,7 +155,7 @@ class ErrorTeacher:
                 idx = nxt
             elif s.kind == "check" and self.inst.is_target(s.prop_id, s.prop_kind) and s.violation is not None:
                 self.fails.append((s.violation, idx))
-        self.fail_at_L = z3.Or(*[z3.And(v, i == self.L) for v, i in self.fails]) if self.fails else z3.BoolVal(False)
+        self.fail_at_L = any_of([z3.And(v, i == self.L) for v, i in self.fails])
         self.fail_goal = self.enc.literal(self.fail_at_L)
         self._lits: dict[tuple[int, int], z3.BoolRef] = {}
         self._len_lits: dict[int, z3.BoolRef] = {}
@@ -268,7 +273,7 @@ class ErrorTeacher:
         for w in cands:
             events = w[:-1]
             disj.append(z3.And(self.L == len(events), *[self.W[k] == self.ids[a] for k, a in enumerate(events)]))
-        r, model = self._solve([self.member_mode, self.fail_goal], [z3.Or(*disj)])
+        r, model = self._solve([self.member_mode, self.fail_goal], [any_of(disj)])
         if r != "sat":
             for w in cands:
                 self.answers[w] = False
@@ -354,9 +359,9 @@ class ErrorTeacher:
             elif next_fail is not None and s.kind == "check" and s.violation is next_fail[0]:
                 state_at.append(cur)
                 next_fail = next(fails_iter, None)
-        acc = lambda s: z3.Or(*[s == q for q in hyp.accepting]) if hyp.accepting else z3.BoolVal(False)  # noqa: E731
-        goal = z3.Or(*[z3.And(v, z3.ULT(i, self.bwl), z3.Not(acc(delta(st, self.final))))
-                       for (v, i), st in zip(self.fails, state_at)]) if self.fails else z3.BoolVal(False)
+        acc = lambda s: any_of([s == q for q in hyp.accepting])  # noqa: E731
+        goal = any_of([z3.And(v, z3.ULT(i, self.bwl), z3.Not(acc(delta(st, self.final))))
+                       for (v, i), st in zip(self.fails, state_at)])
         extra.append(goal)
         r, model = self._solve([], extra)
         if r != "sat":

@@ -19,6 +19,7 @@ import z3
 from ...ir.program import Assign, Branch, Call, Exit, Goto, Nondet, Procedure, Return, SourceLoc
 from ...ir.types import VoidType
 from .. import symexpr as S
+from ..bitwuzla_backend import BitwuzlaWorker
 from ..equation import Equation, Step
 from ..cone import ConeSolver
 from ..symbolic import Frame, SymbolicSemantics, is_false
@@ -65,11 +66,14 @@ def back_edge_counts(counts: dict[tuple[int, int], int], src: int, dst: int) -> 
 class MergedUnwinding:
     """Explores every path up to the unwinding bound at once, merging at joins."""
 
-    def __init__(self, sem: SymbolicSemantics, options: UnwindOptions) -> None:
+    def __init__(self, sem: SymbolicSemantics, options: UnwindOptions,
+                 bitwuzla: BitwuzlaWorker | None = None) -> None:
+        """``bitwuzla``: where pruning questions go that z3's incremental solver has not
+        answered at once (None: a fresh z3 solver)."""
         self.sem = sem
         self.opt = options
         self.active: list[str] = []  # procedures on the inlined call stack
-        self.prune_solver = ConeSolver()
+        self.prune_solver = ConeSolver(bitwuzla, sem.stop)
         self.prune_time = 0.0
         self.prune_unknown_streak = 0  # pruning queries in a row the solver could not decide
         self.prune_unknowns = 0  # and in all
