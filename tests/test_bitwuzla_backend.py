@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from tracelearn.api.check import check_run
 from tracelearn.semantics import bitwuzla_backend
-from tracelearn.semantics.bitwuzla_backend import BitwuzlaWorker, Portable, check_bitwuzla
+from tracelearn.semantics.bitwuzla_backend import BitwuzlaSession, BitwuzlaWorker, Portable, check_bitwuzla
 from tracelearn.z3dag import holds, smtlib
 
 pytestmark = pytest.mark.skipif(not bitwuzla_backend.available(), reason="bitwuzla not installed")
@@ -221,3 +221,35 @@ def test_check_verdicts_with_and_without_bitwuzla(tmp_path, monkeypatch) -> None
     run = check_run(str(f), checks="error-call", bound=256, prove="none")
     assert run.result.verdict == "false" and run.result.stats.bitwuzla_calls == 0
     assert run.result.counterexample.replay["status"] == "confirmed"
+
+
+def test_a_session_answers_as_z3_while_its_formula_grows() -> None:
+    """A session keeps the formula: each query sends what is new, asked under its own
+    assumptions and constraints (which later queries do not see). Its answers are z3's
+    on the whole formula; a new process (the last one stopped) starts it again."""
+    with BitwuzlaWorker() as w:
+        session = BitwuzlaSession(w)
+        s = z3.Solver()
+        xs = [z3.BitVec(f"bs::x{i}", 16) for i in range(6)]
+        f = z3.FP("bs::f", z3.Float32())
+        bits = z3.BitVec("bs::bits", 32)
+        s.add(bits == z3.fpToIEEEBV(f), z3.fpGT(f, z3.FPVal(1.5, z3.Float32())))
+        lits = [z3.Bool(f"bs::l{i}") for i in range(6)]
+        asked = 0
+        for i, x in enumerate(xs):
+            s.add(x == (xs[i - 1] * 3 + 1 if i else z3.Extract(15, 0, bits)), z3.Implies(lits[i], z3.ULT(x, 40)))
+            for assumptions, extra in (([lits[i]], []), ([lits[i]], [x == 7]), ([], [z3.Extract(31, 24, bits) == 3]),
+                                       ([lits[i], lits[0]], [z3.UGT(x, 5)])):
+                got = session.check(list(s.assertions()), extra, assumptions, None)
+                s.push()
+                s.add(*extra)
+                want = s.check(*assumptions)
+                s.pop()
+                assert got is not None and got[0] == want, (i, assumptions, extra)
+                if want == z3.sat:
+                    assert holds(got[1], list(s.assertions()) + extra + assumptions)
+                asked += 1
+            if i == 2:
+                w.close()  # the process is gone: the next query starts a new one, and the session again
+        assert w.started == 2 and session.usable and asked == 24
+        session.close()

@@ -294,3 +294,23 @@ def test_cut_paths_make_the_language_incomplete(cfile):
     assert "sprintf" in merged.incomplete[0]
     paths = learned(path, bound=2, bwl=2, engine="paths")  # each path has a constant to print
     assert words(paths, 2) == {("assert",)} and not paths.incomplete
+
+
+def test_fig2_learned_with_every_query_in_bitwuzla(monkeypatch):
+    """With no share for z3's incremental solver, each of the teacher's queries goes to the
+    Bitwuzla session: the same automaton, and the witnesses replay."""
+    from tracelearn.semantics import bitwuzla_backend, bmc
+
+    if not bitwuzla_backend.available():
+        pytest.skip("bitwuzla is not installed")
+    monkeypatch.setattr(bmc, "INCREMENTAL_S", 0.0)
+    monkeypatch.setattr(bmc, "INCREMENTAL_AFTER_FRESH_S", 0.0)
+    r = learned(FIG2, bound=4, bwl=4, lazy=False)
+    assert r.automaton.equivalent(fig5c())
+    solver = r.teacher_stats.solver
+    assert solver.bitwuzla_calls > r.teacher_stats.solver_members + r.teacher_stats.batch_queries
+    assert solver.fresh_calls == solver.bitblast_calls == 0
+    it = Interpreter(r.inst.program, InterpOptions())
+    for word, inputs in r.witnesses.items():
+        run = it.run(InputSource(list(inputs)))
+        assert run.status == "violation" and run.violation.prop_id in r.inst.targets
