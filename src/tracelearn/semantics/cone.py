@@ -102,8 +102,8 @@ class ConeSolver:
     def _second(self, guard: z3.BoolRef, deadline: float | None) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
         """The question the incremental solver did not answer in its share: to Bitwuzla,
         else to a fresh z3 solver. (z3 answers a check under assumptions with its
-        incremental core, without the preprocessing of a solver's first check: on pv's
-        schedule, heap lists and floats, a pruning query took 4-6 s there against 2-3 s
+        incremental core, without the preprocessing of a solver's first check: on a program
+        of heap lists and floats, a pruning query took 4-6 s there against 2-3 s
         on a fresh solver, and 0.3-0.7 s in Bitwuzla.)"""
         kept = list(self.solver.assertions())
         assertions = kept + [guard]
