@@ -148,6 +148,12 @@ def check_bitwuzla(worker: BitwuzlaWorker, assertions: list[z3.BoolRef], deadlin
     return None if model is None else (z3.sat, model, "")
 
 
+def settled(out: tuple[z3.CheckSatResult, z3.ModelRef | None, str] | None) -> bool:
+    """Does Bitwuzla's answer ``out`` end the query: an answer, or a stop from outside (the
+    time limit, the portfolio), where z3 would only be stopped too? A give-up does not."""
+    return out is not None and (out[0] != z3.unknown or out[2] == "canceled")
+
+
 @dataclass
 class Portable:
     """Formulas without two things of z3's that Bitwuzla does not read, satisfiable

@@ -18,7 +18,7 @@ from ..ir.program import Program
 from .equation import Equation, Step
 from ..bigstack import run_with_big_stack
 from .bitblast import BitBlastSession
-from .bitwuzla_backend import BitwuzlaSession, BitwuzlaWorker, check_bitwuzla
+from .bitwuzla_backend import BitwuzlaSession, BitwuzlaWorker, check_bitwuzla, settled
 from .solving import after_stop, check_fresh, check_quick, interrupt_main_context
 from .strategies.unwind import MergedUnwinding, UnwindOptions
 from .symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
@@ -198,6 +198,13 @@ class Encoding:
         self.last_unknown = why
         return str(r), model
 
+    def _query_deadline(self) -> float | None:
+        """When a query asked now must end: the analysis's deadline, else the per-query
+        time limit from now (Bitwuzla's wait takes a deadline only)."""
+        if self.deadline is None and self.timeout_ms is not None:
+            return time.perf_counter() + self.timeout_ms / 1000
+        return self.deadline
+
     def _bitwuzla(self, assumptions: list[z3.BoolRef], extra: list[z3.BoolRef] | None
                   ) -> tuple[z3.CheckSatResult, z3.ModelRef | None, str] | None:
         """Bitwuzla's answer to a query under assumptions (on a 5,650-line program of
@@ -205,14 +212,12 @@ class Encoding:
         Bitwuzla); None where it has none."""
         if self.bitwuzla is None:
             return None
-        deadline = self.deadline
-        if deadline is None and self.timeout_ms is not None:
-            deadline = time.perf_counter() + self.timeout_ms / 1000
+        deadline = self._query_deadline()
         if self._session is None:
             self._session = BitwuzlaSession(self.bitwuzla)
         out = self._session.check(list(self.solver.assertions()), list(extra or []), list(assumptions),
                                   deadline, self.stop)
-        return out if out is not None and (out[0] != z3.unknown or out[2] == "canceled") else None
+        return out if settled(out) else None
 
     def _solve_once(self, goal: z3.BoolRef) -> tuple[str, z3.ModelRef | None]:
         """A one-off query on a fresh solver: z3 preprocesses a solver's first, assumption-free
@@ -222,13 +227,11 @@ class Encoding:
         or gave up before the time limit."""
         t0 = time.perf_counter()
         try:
-            deadline = self.deadline
-            if deadline is None and self.timeout_ms is not None:
-                deadline = t0 + self.timeout_ms / 1000
+            deadline = self._query_deadline()
             big = len(self.eq.constraints) >= BITWUZLA_MIN_CONSTRAINTS
             out = None if self.bitwuzla is None or not big else check_bitwuzla(
                 self.bitwuzla, list(self.eq.constraints) + [goal], deadline, self.stop)
-            if out is not None and (out[0] != z3.unknown or out[2] == "canceled"):
+            if settled(out):
                 self.stats.bitwuzla_calls += 1
                 r, model, self.last_unknown = out
                 return str(r), model

@@ -32,7 +32,7 @@ import z3
 from z3 import z3core as C
 
 from ..z3dag import leaves
-from .bitwuzla_backend import BitwuzlaWorker, Portable, check_bitwuzla
+from .bitwuzla_backend import BitwuzlaWorker, Portable, check_bitwuzla, settled
 from .solving import check_fresh, check_quick
 
 
@@ -109,7 +109,7 @@ class ConeSolver:
         assertions = kept + [guard]
         out = None if self.bitwuzla is None else check_bitwuzla(self.bitwuzla, assertions, deadline, self.stop,
                                                                 self.portable, len(kept))
-        if out is not None and (out[0] != z3.unknown or out[2] == "canceled"):
+        if settled(out):
             self.bitwuzla_calls += 1
             return out[0], out[1]
         self.fresh_calls += 1

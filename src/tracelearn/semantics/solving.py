@@ -148,8 +148,11 @@ def trusted(solver: z3.Solver | z3.Optimize, r: z3.CheckSatResult, assumptions: 
     why = solver.reason_unknown()
     if "timeout" not in why and "cancel" not in why and "resource" not in why:
         return r
-    if holds(solver.model(), list(solver.assertions()) + [a for a in assumptions if z3.is_bool(a)]):
-        return r
+    try:
+        if holds(solver.model(), list(solver.assertions()) + [a for a in assumptions if z3.is_bool(a)]):
+            return r
+    except z3.Z3Exception:  # (no model at all)
+        pass
     return z3.unknown
 
 
