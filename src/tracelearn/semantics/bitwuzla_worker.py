@@ -44,7 +44,7 @@ def write_message(stream: BinaryIO, message: dict) -> None:
     stream.flush()
 
 
-def answer(query: dict, sessions: dict[int, tuple] | None = None) -> dict:
+def answer(query: dict, sessions: dict[int, object] | None = None) -> dict:
     """The answer to one query: a formula alone, or (``"session"``: an id) what it adds
     to that session's formula, asked under the Boolean constants ``"assume"`` names
     (``"new"``: the session starts afresh; ``"close"``: it ends)."""
@@ -61,15 +61,13 @@ def answer(query: dict, sessions: dict[int, tuple] | None = None) -> dict:
         tm = bw.TermManager()
         opts = bw.Options()
         opts.set(bw.Option.PRODUCE_MODELS, True)
-        if sid is None and query.get("ms") is not None:
-            opts.set(bw.Option.TIME_LIMIT_PER, int(query["ms"]))
         parser = bw.Parser(tm, opts)
         if sid is not None:
             while len(sessions) >= MAX_SESSIONS:  # the oldest goes (its next query: an error)
                 sessions.pop(next(iter(sessions)))
-            sessions[sid] = (parser, {})
+            sessions[sid] = parser
     else:
-        parser = sessions[sid][0]
+        parser = sessions[sid]
     try:
         parser.parse(query["smt"], True, False)
     except bw.BitwuzlaException as e:
@@ -85,9 +83,9 @@ def answer(query: dict, sessions: dict[int, tuple] | None = None) -> dict:
         if name not in declared:
             return {"result": "error", "why": f"no constant {name}"}
         assume.append(declared[name])
-    if sid is not None and query.get("ms") is not None:
-        end = time.monotonic() + int(query["ms"]) / 1000
-        solver.configure_terminator(lambda: time.monotonic() > end)
+    # (the time limit of this query alone: a session's solver answers many)
+    end = None if query.get("ms") is None else time.monotonic() + int(query["ms"]) / 1000
+    solver.configure_terminator(lambda: end is not None and time.monotonic() > end)
     r = solver.check_sat(*assume)
     if r == bw.Result.UNSAT:
         return {"result": "unsat"}
@@ -110,7 +108,7 @@ def answer(query: dict, sessions: dict[int, tuple] | None = None) -> dict:
 
 
 def serve(inp: BinaryIO, out: BinaryIO) -> None:
-    sessions: dict[int, tuple] = {}
+    sessions: dict[int, object] = {}
     while (query := read_message(inp)) is not None:
         write_message(out, answer(query, sessions))
 
