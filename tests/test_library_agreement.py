@@ -77,10 +77,22 @@ def test_model_checker_and_interpreter_agree(tmp_path, name):
 
 def test_over_approximated_model_gives_unknown_not_a_false_alarm(tmp_path):
     """fmod's symbolic model is unconstrained: a counterexample that does not replay
-    is the approximation's, and the verdict is unknown, naming it (was `false`)."""
-    path = _file(tmp_path, "double x = __VERIFIER_nondet_double(); if (x > 0 && x < 50) assert(fmod(x, 7.0) != 1.0);")
+    is the approximation's, and the verdict is unknown, naming it (was `false`).
+    The assertion holds for every x, so every counterexample found is spurious."""
+    path = _file(tmp_path, "double x = __VERIFIER_nondet_double(); if (x > 0 && x < 50) assert(fmod(x, 7.0) < 7.0);")
     doc = tracelearn.check(path, bound=2, timeout=60, checks="assertion")
     assert doc["verdict"] == "unknown" and "fmod" in doc["reason"] and doc["counterexample"] is None
+
+
+def test_over_approximated_model_keeps_a_counterexample_that_replays(tmp_path):
+    """fmod(8.0, 7.0) == 1.0: when the solver's pick replays, `false` is right (a CI run
+    picked such an x); when it does not, the verdict is unknown, never an unconfirmed false."""
+    path = _file(tmp_path, "double x = __VERIFIER_nondet_double(); if (x > 0 && x < 50) assert(fmod(x, 7.0) != 1.0);")
+    doc = tracelearn.check(path, bound=2, timeout=60, checks="assertion")
+    if doc["verdict"] == "false":
+        assert doc["counterexample"]["replay"]["status"] == "confirmed"
+    else:
+        assert doc["verdict"] == "unknown" and "fmod" in doc["reason"]
 
 
 def test_declared_library_function_is_not_an_unconstrained_input(tmp_path):
