@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 
+import z3
+
 from conftest import EXAMPLES
 from tracelearn.frontend.lower import load_program
 from tracelearn.analyses.check import CheckOptions, check
@@ -196,3 +198,51 @@ int main(void) { struct { short s; unsigned b : 5; } v = { -3, 17 }; int r = (in
     assert_replays(res)
     path2 = cfile(src.replace("EXPECTED", str(value + 1)), "diff2.c")
     assert verdict(path2).verdict == "true"
+
+
+def test_queries_under_assumptions_go_first_where_each_solver_is_fast(cfile, monkeypatch):
+    """Past z3's incremental share, a pure bit-vector equation's query goes to the
+    bit-blasted session, a query on floats to Bitwuzla (z3's fpa2bv circuits are slow to
+    bit-blast); both answer as z3 and their models give the same counterexample."""
+    import pytest
+    from tracelearn.semantics import bitwuzla_backend, bmc
+    from tracelearn.semantics.bitwuzla_backend import BitwuzlaWorker
+
+    if not bitwuzla_backend.available():
+        pytest.skip("bitwuzla is not installed")
+    monkeypatch.setattr(bmc, "INCREMENTAL_S", 0.0)
+    monkeypatch.setattr(bmc, "INCREMENTAL_AFTER_FRESH_S", 0.0)
+    ints = cfile(HEADER + "int main(void){ int x = nondet_int(); assert(x * 3 != 21); return 0; }", "ints.c")
+    floats = cfile(HEADER + "int main(void){ float f = nondet_float(); assert(f * 3.0f != 21.0f); return 0; }", "floats.c")
+    with BitwuzlaWorker() as worker:
+        for path, first in ((ints, "bitblast_calls"), (floats, "bitwuzla_calls")):
+            enc = Encoding(load_program(path), bound=1, bitwuzla=worker)
+            [c] = enc.checks(ALL_CHECKS)
+            r, model = enc.solve(assumptions=[enc.literal(c.violation)])
+            assert r == "sat"
+            assert getattr(enc.stats, first) == 1 and enc.stats.fresh_calls == 0
+            assert replay(enc.program, extract(enc.eq, model), ALL_CHECKS)["status"] == "confirmed"
+            r, _ = enc.solve(assumptions=[enc.literal(z3.And(c.violation, c.violation == False))])
+            assert r == "unsat"
+
+
+def test_quick_share_backs_off_and_stays_under_the_other_solvers_time():
+    from tracelearn.semantics.bmc import INCREMENTAL_AFTER_FRESH_S, INCREMENTAL_S, MAX_QUICK_SKIP, QuickShare
+
+    q = QuickShare()
+    assert q.next() == INCREMENTAL_S
+    skipped = []
+    for _ in range(6):
+        q.missed()
+        n = 0
+        while (share := q.next()) == 0.0:
+            n += 1
+        assert share == INCREMENTAL_AFTER_FRESH_S
+        skipped.append(n)
+    assert skipped == [1, 3, 7, MAX_QUICK_SKIP, MAX_QUICK_SKIP, MAX_QUICK_SKIP]
+    q.answered()
+    assert q.next() == INCREMENTAL_S and q.misses == 0
+    q.elsewhere(0.2)
+    assert q.next() == 0.2
+    q.elsewhere(0.4)
+    assert abs(q.next() - 0.26) < 1e-9

@@ -298,13 +298,15 @@ def test_cut_paths_make_the_language_incomplete(cfile):
 
 def test_fig2_learned_with_every_query_in_bitwuzla(monkeypatch):
     """With no share for z3's incremental solver, each of the teacher's queries goes to the
-    Bitwuzla session: the same automaton, and the witnesses replay."""
-    from tracelearn.semantics import bitwuzla_backend, bmc
+    Bitwuzla session (asked first, as for an equation with floats): the same automaton,
+    and the witnesses replay."""
+    from tracelearn.semantics import bitblast, bitwuzla_backend, bmc
 
     if not bitwuzla_backend.available():
         pytest.skip("bitwuzla is not installed")
     monkeypatch.setattr(bmc, "INCREMENTAL_S", 0.0)
     monkeypatch.setattr(bmc, "INCREMENTAL_AFTER_FRESH_S", 0.0)
+    monkeypatch.setattr(bitblast.BitBlastSession, "preferred", lambda self: False)
     r = learned(FIG2, bound=4, bwl=4, lazy=False)
     assert r.automaton.equivalent(fig5c())
     solver = r.teacher_stats.solver

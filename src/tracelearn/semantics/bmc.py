@@ -9,7 +9,7 @@ constraints on it. ``check`` deepens the bound until it has a verdict.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import z3
@@ -27,12 +27,46 @@ from .targets import EquationTarget
 
 # A query's time on z3's incremental core before the bit-blasted session (or a fresh
 # solver) is asked; after a query only they answered, the next gets the shorter share (a
-# program whose queries the incremental core cannot do: pv's Docking lost 1 s on each).
+# program whose queries the incremental core cannot do lost 1 s on each).
 INCREMENTAL_S = 1.0
 INCREMENTAL_AFTER_FRESH_S = 0.1
+# After k queries in a row it did not answer, the next 2^k - 1 (at most this many) skip
+# it: on a heap program it answered 3 of 85 learning queries and cost 9.4 s of 37.
+MAX_QUICK_SKIP = 15
 # Smaller equations stay on z3, which answers them in milliseconds: starting the
 # Bitwuzla process and sending the text cost a small check 0.1-0.15 s.
 BITWUZLA_MIN_CONSTRAINTS = 1000
+
+
+@dataclass
+class QuickShare:
+    """How long the next query under assumptions may take on z3's incremental core: no
+    longer than the other solvers have been taking (their running mean), and not at all
+    for a while after it failed to answer in time."""
+
+    share: float = field(default_factory=lambda: INCREMENTAL_S)
+    misses: int = 0  # queries in a row it did not answer
+    skip: int = 0  # queries still to go without it
+    other_s: float | None = None  # the other solvers' mean time to answer
+
+    def next(self) -> float:
+        """The next query's share (0: ask the other solvers at once)."""
+        if self.skip > 0:
+            self.skip -= 1
+            return 0.0
+        return self.share if self.other_s is None else min(self.share, self.other_s)
+
+    def answered(self) -> None:
+        self.share, self.misses = INCREMENTAL_S, 0
+
+    def missed(self) -> None:
+        self.misses += 1
+        self.share = INCREMENTAL_AFTER_FRESH_S
+        self.skip = min(2 ** self.misses - 1, MAX_QUICK_SKIP)
+
+    def elsewhere(self, seconds: float) -> None:
+        """Another solver answered in ``seconds``."""
+        self.other_s = seconds if self.other_s is None else 0.7 * self.other_s + 0.3 * seconds
 
 
 @dataclass
@@ -125,7 +159,7 @@ class Encoding:
         self.stats.constraints = max(self.stats.constraints, len(self.eq.constraints))
         self.stats.steps = max(self.stats.steps, len(self.eq.steps))
         self._lits = 0
-        self._quick = INCREMENTAL_S  # the next query's share on the incremental solver
+        self._quick = QuickShare()
         # Queries under assumptions: bit-blasted once (started at the first such query,
         # with every constraint added by then), z3 as below once it is beyond that
         self.bitblast = BitBlastSession(self.solver)
@@ -161,42 +195,50 @@ class Encoding:
     def _solve_assumed(self, assumptions: list[z3.BoolRef], extra: list[z3.BoolRef] | None
                        ) -> tuple[str, z3.ModelRef | None]:
         """z3's incremental core for a share of the time (it answers most queries of most
-        programs in milliseconds), then the bit-blasted session, then a fresh solver."""
-        if self._quick > 0:
+        programs in milliseconds), then the bit-blasted session and Bitwuzla's (the first
+        of the two: ``BitBlastSession.preferred``), then a fresh solver."""
+        share = self._quick.next()
+        if share > 0:
             if extra:
                 self.solver.push()
                 self.solver.add(*extra)
             try:
-                r, model, final = check_quick(self.solver, assumptions, self.deadline, self._quick)
+                r, model, final = check_quick(self.solver, assumptions, self.deadline, share)
                 why = self.solver.reason_unknown() if r == z3.unknown else ""
             finally:
                 if extra:
                     self.solver.pop()
-            if final:
+            if not final:
+                self._quick.missed()
+            else:
                 if r != z3.unknown:
-                    self._quick = INCREMENTAL_S
+                    self._quick.answered()
                 self.last_unknown = why
                 return str(r), model
-        got = self._bitwuzla(assumptions, extra)
-        if got is not None:
-            r, model, why = got
-            self.stats.bitwuzla_calls += 1
-            self._quick = INCREMENTAL_AFTER_FRESH_S
-            self.last_unknown = why
-            return str(r), model
-        out = self.bitblast.check(assumptions, extra, self.deadline, self.timeout_ms)
-        if out is not None:
-            r, model = out
-            self.stats.bitblast_calls += 1
-            why = self.bitblast.reason_unknown() if r == z3.unknown else ""
-        else:
-            r, model, why = check_fresh(list(self.solver.assertions()) + list(extra or []), assumptions,
-                                        self.deadline)
-            self.stats.fresh_calls += 1
-        if r != z3.unknown:
-            self._quick = INCREMENTAL_AFTER_FRESH_S
-        self.last_unknown = why
+        asks = (self._bitblasted, self._bitwuzla) if self.bitblast.preferred() else (self._bitwuzla, self._bitblasted)
+        for ask in asks:
+            t0 = time.perf_counter()
+            got = ask(assumptions, extra)
+            if got is not None:
+                r, model, self.last_unknown = got
+                if r != z3.unknown:
+                    self._quick.elsewhere(time.perf_counter() - t0)
+                return str(r), model
+        r, model, self.last_unknown = check_fresh(list(self.solver.assertions()) + list(extra or []), assumptions,
+                                                  self.deadline)
+        self.stats.fresh_calls += 1
         return str(r), model
+
+    def _bitblasted(self, assumptions: list[z3.BoolRef], extra: list[z3.BoolRef] | None
+                    ) -> tuple[z3.CheckSatResult, z3.ModelRef | None, str] | None:
+        """The bit-blasted session's answer (its unknown included: it had the time), or
+        None where the query or the equation is beyond it."""
+        out = self.bitblast.check(assumptions, extra, self.deadline, self.timeout_ms)
+        if out is None:
+            return None
+        r, model = out
+        self.stats.bitblast_calls += 1
+        return r, model, self.bitblast.reason_unknown() if r == z3.unknown else ""
 
     def _query_deadline(self) -> float | None:
         """When a query asked now must end: the analysis's deadline, else the per-query
@@ -217,7 +259,10 @@ class Encoding:
             self._session = BitwuzlaSession(self.bitwuzla)
         out = self._session.check(list(self.solver.assertions()), list(extra or []), list(assumptions),
                                   deadline, self.stop)
-        return out if settled(out) else None
+        if not settled(out):
+            return None
+        self.stats.bitwuzla_calls += 1
+        return out
 
     def _solve_once(self, goal: z3.BoolRef) -> tuple[str, z3.ModelRef | None]:
         """A one-off query on a fresh solver: z3 preprocesses a solver's first, assumption-free
