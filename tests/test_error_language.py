@@ -129,7 +129,7 @@ def test_cfg_summaries_kept_across_words_give_each_words_answer(tmp_path):
     for w in words:
         assert CFGOracle(inst.program, inst.targets).compatible(w) == answers[w], w
     assert 0 < sum(answers.values()) < len(words)
-    assert shared._summaries  # (kept, and so reused by the later words)
+    assert shared.kept  # (kept, and so reused by the later words)
 
 
 def test_witnesses_replay_in_the_interpreter():
