@@ -55,6 +55,7 @@ class ConeSolver:
         self.visited: set[int] = set()  # AST ids whose definitions are asserted already
         self.indexed = 0  # constraints of the equation looked at so far
         self.asserted = 0  # constraints asserted (for the statistics)
+        self.kept: list[z3.BoolRef] = []  # what ``solver`` holds (read back from z3, slow)
         # the guards asked about: a freed AST's id can be reused by a new term, which
         # ``visited`` would then skip
         self.asked: list[z3.BoolRef] = []
@@ -105,7 +106,7 @@ class ConeSolver:
         incremental core, without the preprocessing of a solver's first check: on a program
         of heap lists and floats, a pruning query took 4-6 s there against 2-3 s
         on a fresh solver, and 0.3-0.7 s in Bitwuzla.)"""
-        kept = list(self.solver.assertions())
+        kept = list(self.kept)
         assertions = kept + [guard]
         out = None if self.bitwuzla is None else check_bitwuzla(self.bitwuzla, assertions, deadline, self.stop,
                                                                 self.portable, len(kept))
@@ -137,10 +138,14 @@ class ConeSolver:
         return True
 
     def _assert(self, pos: int, c: z3.BoolRef) -> None:
-        self.solver.add(c)
-        self.asserted += 1
+        self._hold(c)
         self.fresh.append((pos, c))
         self._reach(c)
+
+    def _hold(self, c: z3.BoolRef) -> None:
+        self.solver.add(c)
+        self.kept.append(c)
+        self.asserted += 1
 
     def _reach(self, term: z3.ExprRef) -> None:
         """Assert the definitions (and domain constraints) of every symbol in ``term``,
@@ -152,13 +157,11 @@ class ConeSolver:
                 continue
             d = self.defs.pop(key, None)
             if d is not None:
-                self.solver.add(d[1])
-                self.asserted += 1
+                self._hold(d[1])
                 self.fresh.append(d)
                 stack.append(d[1].arg(1).as_ast())  # walked on by the same generator
             for side in self.sides.pop(key, []):
-                self.solver.add(side)
-                self.asserted += 1
+                self._hold(side)
                 self.fresh.append((d[0] if d is not None else -1, side))
 
 

@@ -139,19 +139,19 @@ class ErrorTeacher:
         self.fails: list[tuple[z3.BoolRef, z3.BitVecRef]] = []  # violation, idx at the check
         idx: z3.BitVecRef = bv(0)
         n = 0
-        solver = self.enc.solver
+        add = self.enc.add
         for s in eq.steps:
             if s.kind == "event" and s.letter in self.ids:
                 before = idx
                 n += 1
                 nxt = z3.BitVec(f"idx#{n}", IDX_BITS)
-                solver.add(nxt == z3.If(s.guard, idx + 1, idx))
+                add(nxt == z3.If(s.guard, idx + 1, idx))
                 self.events.append((s.guard, self.ids[s.letter], before))
                 # Membership mode: executed events spell the queried word.
                 lid = bv(self.ids[s.letter])
-                solver.add(z3.Implies(z3.And(self.member_mode, s.guard), z3.ULT(before, self.L)))
+                add(z3.Implies(z3.And(self.member_mode, s.guard), z3.ULT(before, self.L)))
                 for k in range(self.max_bwl - 1):
-                    solver.add(z3.Implies(z3.And(self.member_mode, s.guard, before == k), self.W[k] == lid))
+                    add(z3.Implies(z3.And(self.member_mode, s.guard, before == k), self.W[k] == lid))
                 idx = nxt
             elif s.kind == "check" and self.inst.is_target(s.prop_id, s.prop_kind) and s.violation is not None:
                 self.fails.append((s.violation, idx))
@@ -164,14 +164,14 @@ class ErrorTeacher:
         key = (k, letter)
         if key not in self._lits:
             b = z3.Bool(f"w{k}={letter}")
-            self.enc.solver.add(z3.Implies(b, self.W[k] == letter))
+            self.enc.add(z3.Implies(b, self.W[k] == letter))
             self._lits[key] = b
         return self._lits[key]
 
     def _llit(self, n: int) -> z3.BoolRef:
         if n not in self._len_lits:
             b = z3.Bool(f"len={n}")
-            self.enc.solver.add(z3.Implies(b, self.L == n))
+            self.enc.add(z3.Implies(b, self.L == n))
             self._len_lits[n] = b
         return self._len_lits[n]
 
