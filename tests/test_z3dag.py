@@ -8,7 +8,8 @@ import random
 import z3
 
 from tracelearn.semantics.symexpr import SignExtFolds, fold_sign_ext
-from tracelearn.z3dag import applications, assert_all, conjuncts, constants, holds, names, substitute
+from tracelearn.z3dag import (all_of, any_of, applications, assert_all, bool_ite, conjuncts, constants, holds, names,
+                              negated, substitute)
 
 X = [z3.BitVec(f"w{i}", 8) for i in range(3)]
 Y = z3.BitVec("in!4", 32)
@@ -159,3 +160,10 @@ def test_conjuncts_flatten_nested_conjunctions_in_order_as_z3py_reads_them():
         s = z3.Solver()
         s.add(f != z3.And(*got) if got else z3.Not(f))
         assert s.check() == z3.unsat
+
+
+def test_boolean_connectives_in_c_calls_are_z3pys():
+    a, b, c = z3.Bools("cz::a cz::b cz::c")
+    for ours, theirs in ((negated(a), z3.Not(a)), (bool_ite(a, b, c), z3.If(a, b, c)),
+                         (any_of([a, b]), z3.Or(a, b)), (all_of([a, negated(b)]), z3.And(a, z3.Not(b)))):
+        assert ours.eq(theirs), (ours, theirs)

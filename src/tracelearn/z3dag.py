@@ -206,6 +206,15 @@ def assert_all(solver: z3.Solver, formulas: list[z3.BoolRef]) -> None:
         C.Z3_solver_assert(ctx, solver.solver, f.as_ast())
 
 
+def negated(t: z3.BoolRef) -> z3.BoolRef:
+    """``z3.Not(t)`` in one C call."""
+    return z3.BoolRef(C.Z3_mk_not(t.ctx_ref(), t.as_ast()), t.ctx)
+
+
+def bool_ite(c: z3.BoolRef, a: z3.BoolRef, b: z3.BoolRef) -> z3.BoolRef:
+    """``z3.If(c, a, b)`` for Booleans, in one C call."""
+    return z3.BoolRef(C.Z3_mk_ite(c.ctx_ref(), c.as_ast(), a.as_ast(), b.as_ast()), c.ctx)
+
 
 def any_of(terms: list[z3.BoolRef]) -> z3.BoolRef:
     """``z3.Or(*terms)`` without z3py's coercion of every argument in Python (the

@@ -108,8 +108,10 @@ class ConeSolver:
         on a fresh solver, and 0.3-0.7 s in Bitwuzla.)"""
         kept = list(self.kept)
         assertions = kept + [guard]
+        # (a model of Bitwuzla's not completed: a sat without one only asks the next
+        # question of a solver again)
         out = None if self.bitwuzla is None else check_bitwuzla(self.bitwuzla, assertions, deadline, self.stop,
-                                                                self.portable, len(kept))
+                                                                self.portable, len(kept), complete=False)
         if settled(out):
             self.bitwuzla_calls += 1
             return out[0], out[1]
