@@ -227,21 +227,21 @@ def test_queries_under_assumptions_go_first_where_each_solver_is_fast(cfile, mon
 
 
 def test_quick_share_backs_off_and_stays_under_the_other_solvers_time():
-    from tracelearn.semantics.bmc import INCREMENTAL_AFTER_FRESH_S, INCREMENTAL_S, MAX_QUICK_SKIP, QuickShare
+    from tracelearn.semantics.solving import MAX_QUICK_SKIP, QuickShare
 
-    q = QuickShare()
-    assert q.next() == INCREMENTAL_S
+    q = QuickShare(1.0, 0.1)
+    assert q.next() == 1.0
     skipped = []
     for _ in range(6):
         q.missed()
         n = 0
         while (share := q.next()) == 0.0:
             n += 1
-        assert share == INCREMENTAL_AFTER_FRESH_S
+        assert share == 0.1
         skipped.append(n)
     assert skipped == [1, 3, 7, MAX_QUICK_SKIP, MAX_QUICK_SKIP, MAX_QUICK_SKIP]
     q.answered()
-    assert q.next() == INCREMENTAL_S and q.misses == 0
+    assert q.next() == 1.0 and q.misses == 0
     q.elsewhere(0.2)
     assert q.next() == 0.2
     q.elsewhere(0.4)

@@ -9,7 +9,7 @@ constraints on it. ``check`` deepens the bound until it has a verdict.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import z3
@@ -20,7 +20,7 @@ from ..bigstack import run_with_big_stack
 from ..z3dag import assert_all
 from .bitblast import BitBlastSession
 from .bitwuzla_backend import BitwuzlaSession, BitwuzlaWorker, check_bitwuzla, settled
-from .solving import after_stop, check_fresh, check_quick, interrupt_main_context
+from .solving import QuickShare, after_stop, check_fresh, check_quick, interrupt_main_context
 from .strategies.unwind import MergedUnwinding, UnwindOptions
 from .symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
 from .targets import EquationTarget
@@ -31,43 +31,9 @@ from .targets import EquationTarget
 # program whose queries the incremental core cannot do lost 1 s on each).
 INCREMENTAL_S = 1.0
 INCREMENTAL_AFTER_FRESH_S = 0.1
-# After k queries in a row it did not answer, the next 2^k - 1 (at most this many) skip
-# it: on a heap program it answered 3 of 85 learning queries and cost 9.4 s of 37.
-MAX_QUICK_SKIP = 15
 # Smaller equations stay on z3, which answers them in milliseconds: starting the
 # Bitwuzla process and sending the text cost a small check 0.1-0.15 s.
 BITWUZLA_MIN_CONSTRAINTS = 1000
-
-
-@dataclass
-class QuickShare:
-    """How long the next query under assumptions may take on z3's incremental core: no
-    longer than the other solvers have been taking (their running mean), and not at all
-    for a while after it failed to answer in time."""
-
-    share: float = field(default_factory=lambda: INCREMENTAL_S)
-    misses: int = 0  # queries in a row it did not answer
-    skip: int = 0  # queries still to go without it
-    other_s: float | None = None  # the other solvers' mean time to answer
-
-    def next(self) -> float:
-        """The next query's share (0: ask the other solvers at once)."""
-        if self.skip > 0:
-            self.skip -= 1
-            return 0.0
-        return self.share if self.other_s is None else min(self.share, self.other_s)
-
-    def answered(self) -> None:
-        self.share, self.misses = INCREMENTAL_S, 0
-
-    def missed(self) -> None:
-        self.misses += 1
-        self.share = INCREMENTAL_AFTER_FRESH_S
-        self.skip = min(2 ** self.misses - 1, MAX_QUICK_SKIP)
-
-    def elsewhere(self, seconds: float) -> None:
-        """Another solver answered in ``seconds``."""
-        self.other_s = seconds if self.other_s is None else 0.7 * self.other_s + 0.3 * seconds
 
 
 @dataclass
@@ -160,7 +126,7 @@ class Encoding:
         self.stats.constraints = max(self.stats.constraints, len(self.eq.constraints))
         self.stats.steps = max(self.stats.steps, len(self.eq.steps))
         self._lits = 0
-        self._quick = QuickShare()
+        self._quick = QuickShare(INCREMENTAL_S, INCREMENTAL_AFTER_FRESH_S)
         # Queries under assumptions: bit-blasted once (started at the first such query,
         # with every constraint added by then), z3 as below once it is beyond that
         self.bitblast = BitBlastSession(self.solver)

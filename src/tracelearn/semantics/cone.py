@@ -25,6 +25,7 @@ the solver would keep.)
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from typing import Callable
 
@@ -33,11 +34,13 @@ from z3 import z3core as C
 
 from ..z3dag import leaves
 from .bitwuzla_backend import BitwuzlaWorker, Portable, check_bitwuzla, settled
-from .solving import check_fresh, check_quick
+from .solving import QuickShare, check_fresh, check_quick
 
 
-# The incremental solver's time for a question before a fresh solver is asked.
+# The incremental solver's time for a question before Bitwuzla or a fresh solver is
+# asked (``QuickShare``: less after one it did not answer).
 INCREMENTAL_S = 0.25
+INCREMENTAL_AFTER_MISS_S = 0.1
 
 
 class ConeSolver:
@@ -56,6 +59,7 @@ class ConeSolver:
         self.indexed = 0  # constraints of the equation looked at so far
         self.asserted = 0  # constraints asserted (for the statistics)
         self.kept: list[z3.BoolRef] = []  # what ``solver`` holds (read back from z3, slow)
+        self.quick = QuickShare(INCREMENTAL_S, INCREMENTAL_AFTER_MISS_S)
         # the guards asked about: a freed AST's id can be reused by a new term, which
         # ``visited`` would then skip
         self.asked: list[z3.BoolRef] = []
@@ -92,9 +96,18 @@ class ConeSolver:
             self.model_answers += 1
             return z3.sat
         self.calls += 1
-        r, model, final = check_quick(self.solver, [guard], deadline, INCREMENTAL_S)
+        share, final = self.quick.next(), False
+        if share > 0:
+            r, model, final = check_quick(self.solver, [guard], deadline, share)
+            if not final:
+                self.quick.missed()
+            elif r != z3.unknown:
+                self.quick.answered()
         if not final:
+            t0 = time.perf_counter()
             r, model = self._second(guard, deadline)
+            if r != z3.unknown:
+                self.quick.elsewhere(time.perf_counter() - t0)
         if model is not None:
             self.model = model
         # (unsat or unknown: the extended model is still one of the constraints)
