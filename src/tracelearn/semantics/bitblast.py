@@ -72,8 +72,8 @@ class BitBlastSession:
     def preferred(self) -> bool:
         """Whether to ask this session before Bitwuzla: the equation is pure bit-vector as
         it stands. On floats, fpa2bv's circuits make the first query slow (52 s where
-        Bitwuzla took 2.3 s); on a heap program without them the session answered faster
-        than Bitwuzla's (38 s against 48 s for a whole learning run)."""
+        Bitwuzla took 2.3 s); on a heap program without them the session's queries took
+        0.23 s each, Bitwuzla's 0.29 s."""
         if self._plain is None:
             self._plain = _pure_bv(list(self.source.assertions()))
         return self.usable and self._plain

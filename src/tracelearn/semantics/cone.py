@@ -119,12 +119,11 @@ class ConeSolver:
         incremental core, without the preprocessing of a solver's first check: on a program
         of heap lists and floats, a pruning query took 4-6 s there against 2-3 s
         on a fresh solver, and 0.3-0.7 s in Bitwuzla.)"""
-        kept = list(self.kept)
-        assertions = kept + [guard]
+        assertions = self.kept + [guard]
         # (a model of Bitwuzla's not completed: a sat without one only asks the next
         # question of a solver again)
         out = None if self.bitwuzla is None else check_bitwuzla(self.bitwuzla, assertions, deadline, self.stop,
-                                                                self.portable, len(kept), complete=False)
+                                                                self.portable, len(self.kept), complete=False)
         if settled(out):
             self.bitwuzla_calls += 1
             return out[0], out[1]
