@@ -20,7 +20,7 @@ from ..bigstack import run_with_big_stack
 from ..z3dag import assert_all
 from .bitblast import BitBlastSession
 from .bitwuzla_backend import BitwuzlaSession, BitwuzlaWorker, check_bitwuzla, settled
-from .solving import QuickShare, after_stop, check_fresh, check_quick, interrupt_main_context
+from .solving import QuickShare, after_stop, check_fresh, interrupt_main_context
 from .strategies.unwind import MergedUnwinding, UnwindOptions
 from .symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
 from .targets import EquationTarget
@@ -174,24 +174,18 @@ class Encoding:
         """z3's incremental core for a share of the time (it answers most queries of most
         programs in milliseconds), then the bit-blasted session and Bitwuzla's (the first
         of the two: ``BitBlastSession.preferred``), then a fresh solver."""
-        share = self._quick.next()
-        if share > 0:
+        if extra:
+            self.solver.push()
+            self.solver.add(*extra)
+        try:
+            r, model, final = self._quick.ask(self.solver, assumptions, self.deadline)
+            why = self.solver.reason_unknown() if final and r == z3.unknown else ""
+        finally:
             if extra:
-                self.solver.push()
-                self.solver.add(*extra)
-            try:
-                r, model, final = check_quick(self.solver, assumptions, self.deadline, share)
-                why = self.solver.reason_unknown() if r == z3.unknown else ""
-            finally:
-                if extra:
-                    self.solver.pop()
-            if not final:
-                self._quick.missed()
-            else:
-                if r != z3.unknown:
-                    self._quick.answered()
-                self.last_unknown = why
-                return str(r), model
+                self.solver.pop()
+        if final:
+            self.last_unknown = why
+            return str(r), model
         asks = (self._bitblasted, self._bitwuzla) if self.bitblast.preferred() else (self._bitwuzla, self._bitblasted)
         for ask in asks:
             t0 = time.perf_counter()

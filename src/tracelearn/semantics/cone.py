@@ -34,7 +34,7 @@ from z3 import z3core as C
 
 from ..z3dag import leaves
 from .bitwuzla_backend import BitwuzlaWorker, Portable, check_bitwuzla, settled
-from .solving import QuickShare, check_fresh, check_quick
+from .solving import QuickShare, check_fresh
 
 
 # The incremental solver's time for a question before Bitwuzla or a fresh solver is
@@ -96,13 +96,7 @@ class ConeSolver:
             self.model_answers += 1
             return z3.sat
         self.calls += 1
-        share, final = self.quick.next(), False
-        if share > 0:
-            r, model, final = check_quick(self.solver, [guard], deadline, share)
-            if not final:
-                self.quick.missed()
-            elif r != z3.unknown:
-                self.quick.answered()
+        r, model, final = self.quick.ask(self.solver, [guard], deadline)
         if not final:
             t0 = time.perf_counter()
             r, model = self._second(guard, deadline)

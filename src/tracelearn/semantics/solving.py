@@ -181,6 +181,20 @@ class QuickShare:
         if self.share < 0:
             self.share = self.base
 
+    def ask(self, solver: z3.Solver, assumptions: list, deadline: float | None
+            ) -> tuple[z3.CheckSatResult, z3.ModelRef | None, bool]:
+        """``check_quick`` for the next question's share, noting whether it answered;
+        not final (and no check) while it is skipped."""
+        share = self.next()
+        if share <= 0:
+            return z3.unknown, None, False
+        r, model, final = check_quick(solver, assumptions, deadline, share)
+        if not final:
+            self.missed()
+        elif r != z3.unknown:
+            self.answered()
+        return r, model, final
+
     def next(self) -> float:
         """The next question's share (0: ask the other solvers at once)."""
         if self.skip > 0:

@@ -66,11 +66,7 @@ class CFGOracle:
         entry = (self.program.entry, 0)
         run.request(entry)
         run.solve()
-        # A call's summary depends on the events from its start on only: the words of one
-        # learning run share suffixes (an observation table's columns), so each is kept.
-        for (name, p), r in run.ret.items():
-            if (name, p) not in run.final:
-                self.kept[(name, events[p:])] = (frozenset(q - p for q in r), run.fail[(name, p)])
+        run.keep()
         ok = run.fail[entry]
         self.cache[events] = ok
         return ok
@@ -188,6 +184,14 @@ class _Summaries:
             self.ret[key] = {key[1] + q for q in known[0]}
             self.fail[key] = known[1]
             self.final.add(key)
+
+    def keep(self) -> None:
+        """Keep the summaries found for later words. A call's summary depends on the events
+        from its start on only, and the words of one learning run share suffixes (an
+        observation table's columns)."""
+        for (name, p), r in self.ret.items():
+            if (name, p) not in self.final:
+                self.o.kept[(name, self.w[p:])] = (frozenset(q - p for q in r), self.fail[(name, p)])
 
     def _queue(self, key: tuple[str, int]) -> None:
         if key not in self.queued:
