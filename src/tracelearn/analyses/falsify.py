@@ -1,5 +1,5 @@
 """`check`'s falsifier: the concolic bug search (``bug_search.py``) in a process of its
-own, beside the model checker. A bug the model checker finds only at a deep unwinding
+own (``forked.py``), beside the model checker. A bug the model checker finds only at a deep unwinding
 (a recursion of a hundred levels and a sum that wraps) a search that follows runs finds
 in a few batches.
 
@@ -10,21 +10,18 @@ checks on (a run through a signed overflow assumed absent is no bug: it stops th
 
 A process, not a thread: the search and the model checker's unwinding are both Python
 code, and under one interpreter lock each would run at half speed. It is forked before
-the check starts any thread (the child then holds no lock another thread took)."""
+the check starts any thread; ``watch=False`` delays the thread that waits for its
+answer until the check's other children are forked."""
 
 from __future__ import annotations
 
-import gc
 import os
-import signal
-import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing import Pipe
-from multiprocessing.connection import Connection
 
+from ..forked import ChildLost, Forked
 from ..ir.decisions import DecisionAlphabet, assertions_as_branches
 from ..ir.program import Program
 from ..ir.transform import copy_program
@@ -55,10 +52,13 @@ class SearchStats:
 class Falsifier:
     """The bug search of ``program`` in a forked process until ``deadline``.
     ``on_found`` is called (on a thread of the caller's process) when it sends a
-    counterexample, e.g. to stop the model checker."""
+    counterexample, e.g. to stop the model checker. ``nice_after`` (s, n): after s
+    seconds, the search's priority is lowered by n (a head start over what runs beside).
+    """
 
     def __init__(self, program: Program, checks: frozenset[str], off: frozenset[str], deadline: float,
-                 on_found: Callable[[], None] | None = None, seed: int = 0) -> None:
+                 on_found: Callable[[], None] | None = None, seed: int = 0, watch: bool = True,
+                 nice_after: tuple[float, int] | None = None) -> None:
         self.found: Counterexample | None = None
         self.stats = SearchStats()
         self.on_found = on_found
@@ -68,28 +68,15 @@ class Falsifier:
         self._lock = threading.Lock()
         self._answered = False
         self._t0 = time.perf_counter()
-        reader, writer = Pipe(duplex=False)
-        for stream in (sys.stdout, sys.stderr):  # else the child's exit could write them again
-            stream.flush()
-        # The parent's objects are never collected in the child (a finalizer there could
-        # act for the parent: close a stream, remove a file); the parent collects them again
-        gc.freeze()
-        pid = os.fork()
-        if pid == 0:  # the child: search, send, and leave without running the parent's clean-up
-            code = 1
-            try:
-                reader.close()
-                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-                _search(writer, program, checks, off, deadline, seed)
-                code = 0
-            finally:
-                os._exit(code)
-        gc.unfreeze()
-        writer.close()
-        self.pid: int | None = pid
-        self._reader = reader
+        self._child = Forked(lambda: _search(program, checks, off, deadline, seed, nice_after))
         self._thread = threading.Thread(target=self._wait, name="tracelearn-falsify", daemon=True)
-        self._thread.start()
+        if watch:
+            self.watch()
+
+    def watch(self) -> None:
+        """Start waiting for the child's answer (on a thread: fork nothing after this)."""
+        if not self._thread.is_alive() and not self._finished.is_set():
+            self._thread.start()
 
     @staticmethod
     def available() -> bool:
@@ -97,12 +84,13 @@ class Falsifier:
         return hasattr(os, "fork")
 
     def _wait(self) -> None:
+        found: Counterexample | None = None
+        stats: SearchStats | None = None
         try:
-            found, stats = self._reader.recv()
-        except (EOFError, OSError):  # stopped (its figures were not sent), or it died (out of memory)
-            found, stats = None, None
-        except Exception as e:  # an answer that would not unpickle: none
-            found, stats = None, SearchStats("failed", reason=f"the search's answer could not be read: {e}")
+            found, stats = self._child.receive()  # type: ignore[misc]
+        except ChildLost as e:  # stopped (its figures were not sent), died (out of memory), or unreadable
+            if e.answered:
+                stats = SearchStats("failed", reason=f"the search failed: {e}")
         with self._lock:
             if stats is None:
                 stats = (SearchStats("stopped", reason="stopped before it found a bug")
@@ -128,26 +116,17 @@ class Falsifier:
             if not self._answered:
                 self.stats.status = "stopped"
                 self.stats.time_s = time.perf_counter() - self._t0
-        if self.pid is not None:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            try:
-                os.waitpid(self.pid, 0)
-            except ChildProcessError:
-                pass
-            self.pid = None
-        self._finished.wait(5.0)  # the reader sees the pipe close
-        self._reader.close()
+        self._child.kill()
+        if self._thread.is_alive():
+            self._finished.wait(5.0)  # the reader sees the pipe close
+        self._child.close()
         return self.stats
 
 
-def _search(out: Connection, program: Program, checks: frozenset[str], off: frozenset[str], deadline: float,
-            seed: int) -> None:
+def _search(program: Program, checks: frozenset[str], off: frozenset[str], deadline: float,
+            seed: int, nice_after: tuple[float, int] | None) -> tuple[Counterexample | None, SearchStats]:
     """The child's work: batches of the bug search until a run fails a check of
-    ``checks`` whose witness replays, or ``deadline``; sends (counterexample or None,
-    stats)."""
+    ``checks`` whose witness replays, or ``deadline``; (counterexample or None, stats)."""
     t0 = time.perf_counter()
     stats = SearchStats()
     found: Counterexample | None = None
@@ -164,6 +143,9 @@ def _search(out: Connection, program: Program, checks: frozenset[str], off: froz
         witness = explorer(WITNESS_DECISIONS, eager=False)
         index = 0
         while found is None and time.perf_counter() < deadline:
+            if nice_after is not None and time.perf_counter() > t0 + nice_after[0]:
+                os.nice(nice_after[1])
+                nice_after = None
             for s in search.batch(index):
                 v = s.run.violation
                 if s.run.status != "violation" or v is None or v.kind not in checks:
@@ -183,5 +165,4 @@ def _search(out: Connection, program: Program, checks: frozenset[str], off: froz
             st = search.stats
             stats.batches, stats.runs, stats.samples, stats.solver_calls = st.batches, st.runs, st.samples, st.solver_calls
         stats.time_s = time.perf_counter() - t0
-    out.send((found, stats))
-    out.close()
+    return found, stats

@@ -17,6 +17,7 @@ from typing import Callable
 
 
 from ..bigstack import interrupt_until_done, run_with_big_stack
+from ..forked import ChildLost, Forked, can_fork
 from ..ir.program import Program
 from ..semantics.chc import HornAnswer, HornRun, Invariant
 from ..semantics.strategies.horn import HornEncoding
@@ -74,32 +75,45 @@ def encode(program: Program, goal_kinds: frozenset[str], deadline: float | None)
 
 
 class HornProof:
-    """A Horn-clause proof attempt on a background thread. ``on_proved`` is called (on
-    that thread) when the proof is found, e.g. to interrupt the model checker."""
+    """A Horn-clause proof attempt beside the model checker: in a forked process when
+    this process runs one thread (``forked.py``: the lemma stage and the concrete calls
+    are Python code, which on a thread would slow every z3 call of the model checker),
+    else on a thread. ``on_proved`` is called (on a thread of this process) when the
+    proof is found, e.g. to interrupt the model checker. ``nice``: its process's
+    priority is lowered by that much."""
 
     def __init__(self, program: Program, goal_kinds: frozenset[str], deadline: float,
-                 on_proved: Callable[[], None] | None = None) -> None:
+                 on_proved: Callable[[], None] | None = None, nice: int = 0) -> None:
         self.program = program
         self.deadline = deadline
         self.on_proved = on_proved
         self._result: ProofResult | None = None
         self._thread: threading.Thread | None = None
+        self._child: Forked | None = None
         # its own flag, not ``is_alive()``: a signal handler raising in ``join`` makes
         # Python mark a running thread stopped (see ``interrupt_until_done``)
         self._finished = threading.Event()
         self._stopped = False
+        self._gc_was_enabled = False
+        self._status = ""  # the child's, from its label
+        self.runs_in = ""  # "process" | "thread" ("" when no attempt runs: refused, encoding failed)
         self.t0 = time.perf_counter()
         self.run, early = encode(program, goal_kinds, deadline)
         if early is not None:
             self._result = early
             return
-        # z3's reference counts are not thread-safe: a cyclic garbage collection on one
-        # thread frees z3 terms that another thread's context is using (a rare
-        # segmentation fault, seen once in six runs of tests/test_proofs.py). Only
-        # reference counting runs while the proof does; collection resumes after.
-        self._gc_was_enabled = gc.isenabled()
-        gc.disable()
-        self._thread = threading.Thread(target=self._work, name="tracelearn-chc", daemon=True)
+        self.runs_in = "process" if can_fork() else "thread"
+        if self.runs_in == "process":
+            self._child = Forked(self._attempt, lambda r: r.status.encode(), nice=nice)
+            self._thread = threading.Thread(target=self._watch, name="tracelearn-chc", daemon=True)
+        else:
+            # z3's reference counts are not thread-safe: a cyclic garbage collection on
+            # one thread frees z3 terms that another thread's context is using (a rare
+            # segmentation fault, seen once in six runs of tests/test_proofs.py). Only
+            # reference counting runs while the proof does; collection resumes after.
+            self._gc_was_enabled = gc.isenabled()
+            gc.disable()
+            self._thread = threading.Thread(target=self._work, name="tracelearn-chc", daemon=True)
         self._thread.start()
 
     def _resume_gc(self) -> None:
@@ -109,11 +123,49 @@ class HornProof:
 
     def _work(self) -> None:
         try:
-            self._attempt()
+            self._answer(self._attempt())
         finally:
             self._finished.set()
 
-    def _attempt(self) -> None:
+    def _watch(self) -> None:
+        """Wait for the child's label, its status, and act on a proof at once. The
+        result itself is unpickled by ``result``, on the caller's thread: here, its
+        z3 terms (and a garbage collection the allocation may start) would touch z3
+        beside the model checker's thread."""
+        assert self._child is not None
+        try:
+            try:
+                self._status = self._child.label().decode() or "unknown"
+            except ChildLost:
+                self._status = "stopped" if self._stopped else "unknown"
+            if self._status == "proved" and self.on_proved is not None and not self._stopped:
+                self.on_proved()
+        finally:
+            self._finished.set()
+
+    def _received(self) -> ProofResult:
+        """The child's result (its label came), or what stands for it."""
+        assert self._child is not None
+        try:
+            got = self._child.receive(5.0)
+            if isinstance(got, ProofResult):
+                return got
+            why = "the proof process sent no result"
+        except (ChildLost, TimeoutError) as e:
+            why = f"the proof process: {e}"
+        if self._stopped and self._status != "proved":
+            return ProofResult("chc", "stopped", "another strategy answered first", time_s=self._elapsed())
+        return ProofResult("chc", "unknown", why, time_s=self._elapsed())
+
+    def _elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def _answer(self, res: ProofResult) -> None:
+        self._result = res
+        if res.proved and self.on_proved is not None and not self._stopped:
+            self.on_proved()
+
+    def _attempt(self) -> ProofResult:
         assert self.run is not None
         try:
             rows, lemma_deadline = self._samples()
@@ -121,11 +173,9 @@ class HornProof:
         except Exception as e:  # z3 failing inside (a limit of its own): no proof, said why
             ans = HornAnswer("unknown", f"the Horn solver failed: {e}")
         status = "stopped" if self._stopped and ans.status == "unknown" else ans.status
-        self._result = ProofResult("chc", status, ans.reason if status != "stopped" else "another strategy answered first",
-                                   ans.invariants, time.perf_counter() - self.t0, ans.clauses, ans.predicates,
-                                   ans.arithmetic, ans.solver, ans.lemmas, ans.lemma_queries)
-        if status == "proved" and self.on_proved is not None:
-            self.on_proved()
+        return ProofResult("chc", status, ans.reason if status != "stopped" else "another strategy answered first",
+                           ans.invariants, self._elapsed(), ans.clauses, ans.predicates,
+                           ans.arithmetic, ans.solver, ans.lemmas, ans.lemma_queries)
 
     def _samples(self) -> tuple[dict[str, list[tuple]] | None, float | None]:
         """Facts of the summaries from concrete calls, for the lemma stage, and when that
@@ -147,7 +197,7 @@ class HornProof:
     @property
     def proved(self) -> bool:
         r = self._result
-        return r is not None and r.proved
+        return (r is not None and r.proved) or self._status == "proved"
 
     def stop(self) -> None:
         """Stop the attempt (the model checker answered)."""
@@ -155,7 +205,13 @@ class HornProof:
             return
         self._stopped = True
         assert self.run is not None
-        interrupt_until_done(self._finished, self.run.interrupt)
+        if self._child is not None:
+            if self._status != "proved":
+                self._child.kill()  # the thread waiting for its label goes on at once
+            self._finished.wait()
+            self.result(wait=False)  # (a proof found is read; the child is reaped)
+        else:
+            interrupt_until_done(self._finished, self.run.interrupt)
         self._resume_gc()
 
     def result(self, wait: bool = True) -> ProofResult | None:
@@ -163,4 +219,7 @@ class HornProof:
             while not self._finished.wait(0.05):
                 pass
             self._resume_gc()
+        if self._result is None and self._child is not None and self._finished.is_set():
+            self._result = self._received()
+            self._child.close()
         return self._result

@@ -42,6 +42,53 @@ class Invariant:
         return {"function": self.proc, "kind": self.kind, "location": self.loc, "invariant": self.text,
                 "format": "c" if self.is_c else "smt-lib"}
 
+    # Pickled as SMT-LIB text (a proof found in another process comes back this way),
+    # its variables renamed: SMT-LIB has no quoted symbol for ``\old(x)``. Unpickled
+    # into z3's main context.
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        f = state.pop("formula")
+        if f is not None:
+            consts = _constants(f)
+            plain = [z3.Const(f"v{i}", c.sort()) for i, c in enumerate(consts)]
+            s = z3.Solver(ctx=f.ctx)
+            s.add(z3.substitute(f, *zip(consts, plain)) if consts else f)
+            state["formula_smt2"] = (s.sexpr(), [c.decl().name() for c in consts])
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        saved = state.pop("formula_smt2", None)
+        self.__dict__.update(state)
+        self.formula = None
+        if saved is not None:
+            text, names = saved
+            try:
+                f = z3.And(*z3.parse_smt2_string(text))
+            except z3.Z3Exception:  # the proof stands on its text; no formula to evaluate
+                return
+            plain = {c.decl().name(): c for c in _constants(f)}
+            pairs = [(plain[f"v{i}"], z3.Const(n, plain[f"v{i}"].sort())) for i, n in enumerate(names)
+                     if f"v{i}" in plain]
+            self.formula = z3.substitute(f, *pairs) if pairs else f
+
+
+def _constants(f: z3.ExprRef) -> list[z3.ExprRef]:
+    """The uninterpreted constants of ``f``, each once."""
+    out: dict[int, z3.ExprRef] = {}
+    todo, seen = [f], set()
+    while todo:
+        x = todo.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out[x.get_id()] = x
+        elif z3.is_app(x):
+            todo.extend(x.children())
+        elif z3.is_quantifier(x):
+            todo.append(x.body())
+    return list(out.values())
+
 
 @dataclass
 class HornAnswer:
