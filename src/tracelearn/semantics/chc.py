@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import z3
 
+from .. import z3dag
 from .bv2int import Untranslatable, to_int_clauses
 from .clauses import Atom, Clause, inline, normalize, strengthen
 from .houdini import Houdini, linear, variables
@@ -49,11 +50,10 @@ class Invariant:
         state = dict(self.__dict__)
         f = state.pop("formula")
         if f is not None:
-            consts = _constants(f)
+            consts = z3dag.constants([f])
             plain = [z3.Const(f"v{i}", c.sort()) for i, c in enumerate(consts)]
-            s = z3.Solver(ctx=f.ctx)
-            s.add(z3.substitute(f, *zip(consts, plain)) if consts else f)
-            state["formula_smt2"] = (s.sexpr(), [c.decl().name() for c in consts])
+            state["formula_smt2"] = (z3dag.smtlib([z3.substitute(f, *zip(consts, plain)) if consts else f]),
+                                     [c.decl().name() for c in consts])
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -66,28 +66,10 @@ class Invariant:
                 f = z3.And(*z3.parse_smt2_string(text))
             except z3.Z3Exception:  # the proof stands on its text; no formula to evaluate
                 return
-            plain = {c.decl().name(): c for c in _constants(f)}
+            plain = {c.decl().name(): c for c in z3dag.constants([f])}
             pairs = [(plain[f"v{i}"], z3.Const(n, plain[f"v{i}"].sort())) for i, n in enumerate(names)
                      if f"v{i}" in plain]
             self.formula = z3.substitute(f, *pairs) if pairs else f
-
-
-def _constants(f: z3.ExprRef) -> list[z3.ExprRef]:
-    """The uninterpreted constants of ``f``, each once."""
-    out: dict[int, z3.ExprRef] = {}
-    todo, seen = [f], set()
-    while todo:
-        x = todo.pop()
-        if x.get_id() in seen:
-            continue
-        seen.add(x.get_id())
-        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out[x.get_id()] = x
-        elif z3.is_app(x):
-            todo.extend(x.children())
-        elif z3.is_quantifier(x):
-            todo.append(x.body())
-    return list(out.values())
 
 
 @dataclass
