@@ -1,9 +1,10 @@
 """A function run in a forked child process, its value sent back through a pipe.
 
-For Python work beside the model checker (the bug search, the concrete calls that
-sample procedure summaries): on a thread, it would hold the interpreter lock that the
-model checker's z3 calls release and wait for again, and each of those thousands of
-calls would then wait for a switch interval (a program checked in 0.3 s took 2.5 s).
+For Python work beside the model checker (the bug search, the Horn-clause proof with
+its concrete calls and summary lemmas): on a thread, it would hold the interpreter lock
+that the model checker's z3 calls release and wait for again, and each of those
+thousands of calls would then wait for a switch interval (a program checked in 0.3 s
+took 2.5 s).
 
 Fork only while the process has one thread: the child then holds no lock another
 thread took. The child never collects the parent's objects (a finalizer there could act

@@ -1,7 +1,7 @@
 """`check`'s falsifier: the concolic bug search (``bug_search.py``) in a process of its
-own (``forked.py``), beside the model checker. A bug the model checker finds only at a deep unwinding
-(a recursion of a hundred levels and a sum that wraps) a search that follows runs finds
-in a few batches.
+own (``forked.py``), beside the model checker. A bug the model checker finds only at a
+deep unwinding (a recursion of a hundred levels and a sum that wraps) a search that
+follows runs finds in a few batches.
 
 What the process sends back is a finished counterexample: a run failed a selected
 check, the symbolic path of its decision vector fails the same check, and the solver's
