@@ -138,8 +138,8 @@ class HornProof:
                 self._status = self._child.label().decode() or "unknown"
             except ChildLost:
                 self._status = "stopped" if self._stopped else "unknown"
-            if self._status == "proved" and self.on_proved is not None and not self._stopped:
-                self.on_proved()
+            if self._status == "proved":
+                self._tell_proved()
         finally:
             self._finished.set()
 
@@ -162,7 +162,11 @@ class HornProof:
 
     def _answer(self, res: ProofResult) -> None:
         self._result = res
-        if res.proved and self.on_proved is not None and not self._stopped:
+        if res.proved:
+            self._tell_proved()
+
+    def _tell_proved(self) -> None:
+        if self.on_proved is not None and not self._stopped:
             self.on_proved()
 
     def _attempt(self) -> ProofResult:
