@@ -25,7 +25,7 @@ from tracelearn.ir.transform import copy_program
 from tracelearn.learning.pac import batches_needed
 from tracelearn.semantics.inputs import InputSource
 from tracelearn.semantics.interpreter import Interpreter, InterpOptions
-from tracelearn.semantics.strategies.concolic import STRATEGIES, ConcolicSampler, by_branch_order
+from tracelearn.semantics.strategies.concolic import STRATEGIES, ConcolicSampler, Sample, by_branch_order
 from tracelearn.semantics.strategies.path import PathExplorer, PathOptions
 from tracelearn.semantics.symbolic import SemanticsOptions, SymbolicSemantics
 from tracelearn.semantics.targets import PathTarget
@@ -346,13 +346,20 @@ def test_the_bug_search_draws_a_batch_before_every_nth_of_the_samplers_and_its_f
     teacher, ok, bad = _rare_teacher(tmp_path, bug_search=4)
     searched: list[int] = []
     teacher.sampler.batch = lambda i: [ok]  # type: ignore[method-assign]
-    teacher.search.batch = lambda i: (searched.append(i), [ok])[1]  # type: ignore[method-assign]
+    teacher.search.batch_runs = lambda i: (searched.append(i), (s for s in [ok]))[1]  # type: ignore[method-assign]
     assert teacher.equivalent(NOTHING) is not None
     assert searched == list(range(8)) and teacher.stats.search_batches == 8  # before batches 0, 4, ..., 28 of 30
-    teacher.search.batch = lambda i: [ok, bad]  # type: ignore[method-assign]
+    made: list[Sample] = []
+
+    def runs(i):  # the search's runs are made one at a time: none after the failing one
+        for s in [ok, bad, ok]:
+            made.append(s)
+            yield s
+    teacher.search.batch_runs = runs  # type: ignore[method-assign]
     with pytest.raises(BugFound) as found:
         teacher.equivalent(NOTHING)  # 37 batches: 29 left over, 8 drawn, a search before the 33rd (index 32)
     assert found.value.found_by == "bug search" and found.value.counterexample.replay["status"] == "confirmed"
+    assert made == [ok, bad]
 
 
 def test_an_alarm_on_the_way_out_of_the_time_limit_keeps_the_finished_verdict(tmp_path, monkeypatch):
@@ -693,7 +700,9 @@ def test_a_bug_behind_a_deep_recursion_is_found_by_the_bug_search_and_replays(tm
         run = Interpreter(_prepared(program), InterpOptions(checks=KINDS)).run(
             InputSource(list(r.counterexample.input_values)))
         assert run.status == "violation"
-        assert r.pac.search_batches >= 1 and r.search.samples == 10 * r.pac.search_batches
+        # whole batches before the last, which stops at its failing run
+        b = r.pac.search_batches
+        assert b >= 1 and 10 * (b - 1) < r.search.samples <= 10 * b
     off = verify(program, PacOptions(timeout=120, bug_search=0))
     assert off.verdict != "bug" and off.pac.search_batches == 0 and off.search.samples == 0
 

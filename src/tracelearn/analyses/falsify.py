@@ -19,12 +19,14 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass
 
 from ..forked import ChildLost, Forked
 from ..ir.decisions import DecisionAlphabet, assertions_as_branches
 from ..ir.program import Program
 from ..ir.transform import copy_program
+from ..semantics.strategies.path import PathExplorer
 from ..semantics.traces import Counterexample
 from .bug_search import DECIDED_KINDS, SEARCH_DECISIONS, Undecided, bug_searcher, error_along, explorer_factory
 
@@ -123,6 +125,28 @@ class Falsifier:
         return self.stats
 
 
+def _counterexample(tester: PathExplorer | None, witness: PathExplorer, prog: Program, program: Program,
+                    vector: tuple[bool, ...], checks: frozenset[str], run_checks: frozenset[str],
+                    stats: SearchStats) -> Counterexample | None:
+    """The failing run's counterexample along ``vector``: on the tester's explorer
+    first, whose trie holds the flip that made the run (its path is not executed again:
+    on a recursion a hundred levels deep that took a third of the search), then on the
+    witness explorer, which follows paths of any length with no solver budget."""
+    reason = ""
+    for ex in (tester, witness):
+        if ex is None or (ex is tester and len(vector) > ex.opt.max_decisions):
+            continue
+        try:
+            found = error_along(ex, prog, vector, checks, replay_on=program, replay_checks=run_checks)
+        except Undecided as u:
+            reason = str(u)
+            continue
+        if found is not None:
+            return found
+    stats.reason = reason or stats.reason
+    return None
+
+
 def _search(program: Program, checks: frozenset[str], off: frozenset[str], deadline: float,
             seed: int, nice_after: tuple[float, int] | None) -> tuple[Counterexample | None, SearchStats]:
     """The child's work: batches of the bug search until a run fails a check of
@@ -146,16 +170,15 @@ def _search(program: Program, checks: frozenset[str], off: frozenset[str], deadl
             if nice_after is not None and time.perf_counter() > t0 + nice_after[0]:
                 os.nice(nice_after[1])
                 nice_after = None
-            for s in search.batch(index):
-                v = s.run.violation
-                if s.run.status != "violation" or v is None or v.kind not in checks:
-                    continue  # (a failure of a switched-off check ends that run: no bug)
-                try:
-                    found = error_along(witness, prog, s.vector, checks, replay_on=program, replay_checks=run_checks)
-                except Undecided as u:
-                    stats.reason = str(u)
-                if found is not None:
-                    break
+            with closing(search.batch_runs(index)) as runs:
+                for s in runs:
+                    v = s.run.violation
+                    if s.run.status != "violation" or v is None or v.kind not in checks:
+                        continue  # (a failure of a switched-off check ends that run: no bug)
+                    found = _counterexample(search.tester, witness, prog, program, s.vector, checks, run_checks,
+                                            stats)
+                    if found is not None:
+                        break
             index += 1
         stats.status = "found" if found is not None else "none"
     except Exception as e:  # the search stops; the model checker's verdict stands alone

@@ -18,7 +18,8 @@ in the interpreter.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from contextlib import closing
 from dataclasses import dataclass, field
 
 from ...automata.dfa import DFA
@@ -175,7 +176,7 @@ class PacTeacher(TeacherBase):
         self.stats.error_words += 1
         return w
 
-    def _failures(self, batch: list[Sample], found_by: str = "sampling") -> None:
+    def _failures(self, batch: Iterable[Sample], found_by: str = "sampling") -> None:
         for s in batch:  # a failing run anywhere in the batch first: it ends the analysis
             if s.run.status == "violation" and s.run.violation is not None and s.run.violation.kind in self.kinds:
                 self._confirm_sampled_bug(s, found_by)
@@ -197,7 +198,8 @@ class PacTeacher(TeacherBase):
                 # a bug it finds at once ends the analysis before any sampler batch
                 if self.search is not None and index % self.search_every == 0:
                     self.stats.search_batches += 1
-                    self._failures(self.search.batch(self.stats.search_batches - 1), "bug search")
+                    with closing(self.search.batch_runs(self.stats.search_batches - 1)) as runs:
+                        self._failures(runs, "bug search")  # (its runs after a failing one are not made)
                 self.progress(f"equivalence query {i}: batch {len(self._drawn) + 1}/{q}, {h.num_states} states")
                 batch = self.sampler.batch(index)
                 self._drawn.append([s.vector for s in batch])

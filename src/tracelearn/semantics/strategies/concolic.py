@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 
 import z3
@@ -164,13 +165,28 @@ class ConcolicSampler:
         self._interp = Interpreter(self.program, InterpOptions(
             checks=self.checks, record_decisions=True, max_steps=64 * self.max_decisions + 10_000))
 
+    @property
+    def tester(self) -> PathExplorer | None:
+        """The tester's explorer once a batch started (its trie holds the paths of the
+        runs flipped so far, the solver the constraints of the last one)."""
+        return self._ex
+
     def batch(self, index: int) -> list[Sample]:
         """Batch number ``index``: k vectors from a tester restarted for it."""
+        with closing(self.batch_runs(index)) as runs:
+            return list(runs)
+
+    def batch_runs(self, index: int) -> Iterator[Sample]:
+        """Batch number ``index``'s runs as they are made: a caller that stops at a
+        failing run leaves the batch's other runs unmade (a bug search made the whole
+        batch first, and its later flips cost as much as the search before them)."""
         self.stats.batches += 1
         gen = self.stream(index)
-        out = [next(gen) for _ in range(self.k)]
-        gen.close()
-        return out
+        try:
+            for _ in range(self.k):
+                yield next(gen)
+        finally:
+            gen.close()
 
     def stream(self, index: int) -> Iterator[Sample]:
         """The runs of one tester started afresh (number ``index``), without end: a
