@@ -113,3 +113,22 @@ def test_a_question_past_the_inline_budget_is_asked_again_not_answered_unknown()
         assert t.check() == fresh.check() != z3.unknown
         t.constrain(x == 1)  # and a refutation after it
         assert t.check() == z3.unsat
+
+
+def test_a_check_defined_since_the_last_model_is_answered_by_that_model():
+    """A check's violation is a symbol the path defines (``viol == guard``) after the
+    last model was found: the model gives it its term's value, with no solver call
+    (completion gave it ``false``, and a failing run's path was asked again)."""
+    x = z3.BitVec("x", 32)
+    viol, other = z3.Bools("viol#1 viol#2")
+    t = PathTarget()
+    t.push()
+    t.constrain(x > 100)
+    assert t.check() == z3.sat and t.calls == 1
+    t.push()
+    t.constrain(viol == (x > 50))  # holds in every model of the path
+    assert t.check([viol]) == z3.sat and t.calls == 1 and t.by_model == 1
+    assert z3.is_true(t.model().eval(viol))
+    t.push()
+    t.constrain(other == (x < 50))  # defined too, but false in the model: the solver refutes it
+    assert t.check([other]) == z3.unsat and t.calls == 2

@@ -8,8 +8,8 @@ import random
 import z3
 
 from tracelearn.semantics.symexpr import SignExtFolds, fold_sign_ext
-from tracelearn.z3dag import (all_of, any_of, applications, assert_all, bool_ite, conjuncts, constants, holds, names,
-                              negated, substitute)
+from tracelearn.z3dag import (all_of, any_of, applications, assert_all, bool_ite, conjuncts, constants, define_fresh,
+                              defined_symbol, holds, names, negated, substitute)
 
 X = [z3.BitVec(f"w{i}", 8) for i in range(3)]
 Y = z3.BitVec("in!4", 32)
@@ -167,3 +167,19 @@ def test_boolean_connectives_in_c_calls_are_z3pys():
     for ours, theirs in ((negated(a), z3.Not(a)), (bool_ite(a, b, c), z3.If(a, b, c)),
                          (any_of([a, b]), z3.Or(a, b)), (all_of([a, negated(b)]), z3.And(a, z3.Not(b)))):
         assert ours.eq(theirs), (ours, theirs)
+
+
+def test_define_fresh_gives_defined_symbols_their_terms_values_and_leaves_the_rest():
+    s = z3.Solver()
+    s.add(z3.UGT(X[0], 3))
+    assert s.check() == z3.sat
+    m = s.model()
+    d1, d2 = z3.BitVecs("d#1 d#2", 8)
+    v = z3.Bool("v#1")
+    rest = define_fresh(m, [d1 == X[0] + 1, d2 == d1 * 2, v == z3.ULT(d2, 3), z3.UGT(d1, 4), X[0] == 7])
+    # X[0] == 7 names a symbol the model has: a constraint to check, not a definition
+    assert [str(c) for c in rest] == [str(z3.UGT(d1, 4)), str(X[0] == 7)]
+    x0 = m.eval(X[0]).as_long()
+    assert m.eval(d1).as_long() == (x0 + 1) % 256 and m.eval(d2).as_long() == (2 * x0 + 2) % 256
+    assert z3.is_true(m.eval(v)) == ((2 * x0 + 2) % 256 < 3)
+    assert defined_symbol(z3.UGT(d1, 4)) is None and defined_symbol(d1 == 3) == d1.get_id()

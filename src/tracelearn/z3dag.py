@@ -160,6 +160,42 @@ def holds(model: z3.ModelRef, formulas: list[z3.BoolRef]) -> bool:
         C.Z3_dec_ref(ctx, term)
 
 
+def defined_symbol(c: z3.BoolRef) -> int | None:
+    """The AST id of ``sym`` when ``c`` is ``sym == term``. (Raw calls: this looks at
+    every constraint of the equation, and z3's wrapper objects cost ten times more.)"""
+    ctx = c.ctx_ref()
+    if C.Z3_get_ast_kind(ctx, c.as_ast()) != z3.Z3_APP_AST:
+        return None
+    a = C.Z3_to_app(ctx, c.as_ast())
+    if C.Z3_get_decl_kind(ctx, C.Z3_get_app_decl(ctx, a)) != z3.Z3_OP_EQ:
+        return None
+    lhs = C.Z3_get_app_arg(ctx, a, 0)
+    if C.Z3_get_ast_kind(ctx, lhs) != z3.Z3_APP_AST:
+        return None
+    la = C.Z3_to_app(ctx, lhs)
+    if C.Z3_get_app_num_args(ctx, la) or C.Z3_get_decl_kind(ctx, C.Z3_get_app_decl(ctx, la)) != z3.Z3_OP_UNINTERPRETED:
+        return None
+    return C.Z3_get_ast_id(ctx, lhs)
+
+
+def define_fresh(model: z3.ModelRef, constraints: list[z3.BoolRef]) -> list[z3.BoolRef]:
+    """Extend ``model`` through the definitions among ``constraints`` (in order: a
+    definition uses earlier ones): a symbol ``sym == term`` defines and ``model`` has no
+    value for gets the term's value. Returns the other constraints, still to check
+    (``holds``): completing a defined symbol with a default value made the definition
+    fail, and a path's new check looked unsatisfiable to the last model. Raises
+    z3.Z3Exception for a value z3 cannot put into a model."""
+    rest = []
+    for c in constraints:
+        if defined_symbol(c) is not None:
+            lhs = c.arg(0)
+            if model.get_interp(lhs.decl()) is None:
+                model.update_value(lhs, model.eval(c.arg(1), model_completion=True))
+                continue
+        rest.append(c)
+    return rest
+
+
 def scalar_model(ctx: z3.Context, values: list[tuple[str, object, int]]) -> z3.ModelRef:
     """A model giving each named constant its value: (name, None, 0 or 1) a Boolean,
     (name, width, value) a bit-vector, (name, (exponent bits, significand bits), IEEE-754

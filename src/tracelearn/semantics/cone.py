@@ -32,7 +32,7 @@ from typing import Callable
 import z3
 from z3 import z3core as C
 
-from ..z3dag import leaves
+from ..z3dag import define_fresh, defined_symbol, holds, leaves
 from .bitwuzla_backend import BitwuzlaWorker, Portable, check_bitwuzla, settled
 from .solving import QuickShare, check_fresh
 
@@ -73,7 +73,7 @@ class ConeSolver:
     def index(self, constraints: list[z3.BoolRef]) -> None:
         """Look at the equation's constraints added since the last call."""
         for pos, c in enumerate(constraints[self.indexed:], self.indexed):
-            key = _defined_symbol(c)
+            key = defined_symbol(c)
             if key is not None:
                 if key not in self.defs and key not in self.visited:
                     self.defs[key] = (pos, c)
@@ -133,17 +133,12 @@ class ConeSolver:
         if model is None:
             return False
         try:
-            for _, c in fresh:
-                lhs = c.arg(0) if _defined_symbol(c) is not None else None
-                if lhs is not None and model.get_interp(lhs.decl()) is None:
-                    model.update_value(lhs, model.eval(c.arg(1), model_completion=True))
-                elif not z3.is_true(model.eval(c, model_completion=True)):
-                    self.model = None
-                    return False
+            if holds(model, define_fresh(model, [c for _, c in fresh])):
+                return True
         except z3.Z3Exception:  # a value z3 cannot put into a model: ask the solver
-            self.model = None
-            return False
-        return True
+            pass
+        self.model = None
+        return False
 
     def _assert(self, pos: int, c: z3.BoolRef) -> None:
         self._hold(c)
@@ -171,24 +166,6 @@ class ConeSolver:
             for side in self.sides.pop(key, []):
                 self._hold(side)
                 self.fresh.append((d[0] if d is not None else -1, side))
-
-
-def _defined_symbol(c: z3.BoolRef) -> int | None:
-    """The AST id of ``sym`` when ``c`` is ``sym == term``. (Raw calls: this looks at
-    every constraint of the equation, and z3's wrapper objects cost ten times more.)"""
-    ctx = c.ctx_ref()
-    if C.Z3_get_ast_kind(ctx, c.as_ast()) != z3.Z3_APP_AST:
-        return None
-    a = C.Z3_to_app(ctx, c.as_ast())
-    if C.Z3_get_decl_kind(ctx, C.Z3_get_app_decl(ctx, a)) != z3.Z3_OP_EQ:
-        return None
-    lhs = C.Z3_get_app_arg(ctx, a, 0)
-    if C.Z3_get_ast_kind(ctx, lhs) != z3.Z3_APP_AST:
-        return None
-    la = C.Z3_to_app(ctx, lhs)
-    if C.Z3_get_app_num_args(ctx, la) or C.Z3_get_decl_kind(ctx, C.Z3_get_app_decl(ctx, la)) != z3.Z3_OP_UNINTERPRETED:
-        return None
-    return C.Z3_get_ast_id(ctx, lhs)
 
 
 def _single_input(c: z3.BoolRef) -> int | None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from ..z3dag import assert_all, holds
+from ..z3dag import assert_all, define_fresh, holds
 from .equation import Equation, Step
 from .intervals import WrapCheck
 from .linear import LinearRelaxation
@@ -366,7 +366,14 @@ class PathTarget:
         at, count, model = self._model
         if not self.on_path(at):
             return False
-        new = at.constraints[count:] + [c for n in self.nodes[at.depth + 1:] for c in n.constraints] + assumptions
+        new = at.constraints[count:] + [c for n in self.nodes[at.depth + 1:] for c in n.constraints]
+        try:
+            # A symbol the path defined since (a check's violation: the semantics name
+            # each one afresh) takes its term's value: a failing run's path was asked of
+            # the solver again only because completion had made its violation false
+            new = define_fresh(model, new) + assumptions
+        except z3.Z3Exception:
+            return False
         # Newest first: a sampler's flip negates the last decision of the run the last
         # model drove, so that one fails, and it alone is evaluated
         new.reverse()
