@@ -64,6 +64,7 @@ SYMBOLIC_SIZE_SPAN = 1 << 30
 # The largest term (in nodes) a single path carries unnamed with ``name_values`` off.
 INLINE_NODES = 12
 MAX_BUILT = 200_000  # terms ``SymbolicSemantics.built`` keeps
+READ_THROUGH = 8  # definitions of an object's named versions a read follows for a value
 
 
 @dataclass
@@ -731,10 +732,28 @@ class SymbolicSemantics(IRVisitor):
             term = self.arbitrary(t, n)
         for o, off, inside in reversed(hits):
             contents = st.mem[o.oid]
-            v = by_offset(off, self.pw, lambda at: o.load(contents, _simp(at), n))
+            v = by_offset(off, self.pw, lambda at: self._read_through(o.load(contents, _simp(at), n)))
             term = v if term is None else z3.If(inside, v, term)
             pts = pts_union(pts, st.spts.get(o.oid, frozenset()))
         return SVal(S.from_bits(t, _simp(term)), pts)
+
+    def _read_through(self, bits: z3.ExprRef) -> z3.ExprRef:
+        """A read of named object contents (``extract`` of ``mem.x#k``) as the value the
+        definitions give it, when they give one: the bytes read were stored as values,
+        though the object as a whole is no value (its padding was never written, say).
+        Read through the name, a branch on such a field was a branch on a symbol, and
+        everything after it was guarded by a merge's if-then-else (CBMC propagates the
+        constants of each field). The read stays as it is otherwise (a small term)."""
+        t = _simp(bits)
+        for _ in range(READ_THROUGH):
+            if not z3.is_app_of(t, z3.Z3_OP_EXTRACT):
+                break
+            named = self.values.get(t.arg(0).get_id())
+            if named is None or not named[0].eq(t.arg(0)):
+                break
+            hi, lo = t.decl().params()
+            t = _simp(z3.Extract(hi, lo, named[1]))
+        return t if _is_value(t) else bits
 
     def arbitrary(self, t: CType, n: int) -> z3.BitVecRef:
         """The bits of an invalid read: anything, but a pointer read so is null or

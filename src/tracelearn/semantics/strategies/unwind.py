@@ -88,6 +88,11 @@ class MergedUnwinding:
         # unwinding quadratic in the depth.)
         self.paths: dict[int, _Path] = {true.get_id(): _Path(true, (), ())}
         self.path_guards: dict[tuple[int, ...], z3.BoolRef] = {(): true}
+        # Paths the pruning solver refuted: no way out of a branch goes through them, so
+        # the ways out that meet again cover the branch without them (a string compared
+        # with a constant one: the loop's last iteration is infeasible, and without this
+        # every guard after the call was a disjunction of its exits)
+        self.dead_paths: set[tuple[int, ...]] = set()
 
     @property
     def gave_up_pruning(self) -> bool:
@@ -141,6 +146,10 @@ class MergedUnwinding:
         self.prune_time += time.perf_counter() - t0
         if r == z3.sat:
             self.feasible_guards[guard.get_id()] = guard
+        elif r == z3.unsat:
+            known = self.paths.get(guard.get_id())
+            if known is not None and known.guard.eq(guard):
+                self.dead_paths.add(known.ids)
         self.prune_unknown_streak = self.prune_unknown_streak + 1 if r == z3.unknown else 0
         self.prune_unknowns += r == z3.unknown
         return r != z3.unsat
@@ -328,7 +337,7 @@ class MergedUnwinding:
         k = 0
         while k < n and all(p.ids[k] == first[k] for p in paths[1:]):
             k += 1
-        if not _covers([p.literals[k:] for p in paths]):
+        if not _covers([(p.literals[k:], p.ids[k:]) for p in paths], first[:k], self.dead_paths):
             return None
         g = self.path_guards.get(first[:k])
         return (g, paths[0].literals[:k]) if g is not None else None
@@ -408,18 +417,25 @@ class _Path:
     ids: tuple[int, ...]  # the literals' AST ids (the literals keep them alive)
 
 
-def _covers(rests: list[tuple[z3.BoolRef, ...]]) -> bool:
-    """Do these literal sequences (paths after a common prefix) cover every case?
-    True when one is empty, or they split on a literal and its negation and each side
-    covers again: a tree of branches whose every leaf is there."""
-    if any(not r for r in rests):
+def _covers(rests: list[tuple[tuple[z3.BoolRef, ...], tuple[int, ...]]], prefix: tuple[int, ...],
+            dead: set[tuple[int, ...]]) -> bool:
+    """Do these paths after a common prefix (their literals, and the literals' AST ids)
+    cover every case? True when one is empty, or they split on a literal and its
+    negation and each side covers again, a side none takes being covered when its path
+    (``prefix`` and the literal) is ``dead``: a tree of branches whose every live leaf
+    is there."""
+    if any(not lits for lits, _ in rests):
         return True
-    first = rests[0][0]
-    pos = [r for r in rests if r[0].eq(first)]
-    neg = [r for r in rests if not r[0].eq(first)]
-    if not neg or not all(_negates(r[0], first) for r in neg):
+    first, fid = rests[0][0][0], rests[0][1][0]
+    pos = [(lits[1:], ids[1:]) for lits, ids in rests if ids[0] == fid]
+    neg = [r for r in rests if r[1][0] != fid]
+    if not all(_negates(lits[0], first) for lits, _ in neg):
         return False
-    return _covers([r[1:] for r in pos]) and _covers([r[1:] for r in neg])
+    if not _covers(pos, prefix + (fid,), dead):
+        return False
+    if not neg:
+        return prefix + (_negate(first).get_id(),) in dead
+    return _covers([(lits[1:], ids[1:]) for lits, ids in neg], prefix + (neg[0][1][0],), dead)
 
 
 def _negate(c: z3.BoolRef) -> z3.BoolRef:
