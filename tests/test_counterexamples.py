@@ -161,3 +161,22 @@ def test_cli_json_has_minimization_and_explanation():
     causes = [c["predicate"] for c in doc["explanation"]["causes"]]
     assert "c < a" in causes
     assert all("where" in c and c["where"][0]["line"] >= 1 for c in doc["explanation"]["causes"])
+
+
+def test_guard_truth_is_the_completed_models_value_of_each_guard():
+    import random
+
+    import z3
+
+    from tracelearn.semantics.traces import guard_truth
+    x, y = z3.BitVecs("x y", 8)
+    s = z3.Solver()
+    s.add(z3.UGT(x, 10), y == x + 3)
+    assert s.check() == z3.sat
+    m = s.model()
+    true = guard_truth(m)
+    rng = random.Random(3)
+    atoms = [z3.UGT(x, 10), z3.ULT(y, 5), y == x + 3, z3.Bool("g#1"), x == y]
+    guards = [z3.And(rng.sample(atoms, 2)) if rng.random() < 0.5 else rng.choice(atoms) for _ in range(60)]
+    for g in guards + guards:  # asked again: the same answers
+        assert true(g) == z3.is_true(m.eval(g, model_completion=True))

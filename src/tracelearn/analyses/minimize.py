@@ -22,7 +22,7 @@ import z3
 
 from ..ir.types import IntType
 from ..semantics.bmc import Encoding
-from ..semantics.traces import Counterexample, extract, replay
+from ..semantics.traces import Counterexample, extract, guard_truth, replay
 from ..semantics.equation import Step
 from ..semantics.solving import check_sat
 from .maxsat import maxsat
@@ -64,15 +64,17 @@ def abs_terms(s: Step) -> list[tuple[z3.BoolRef, int]]:
 
 def value_sum(enc: Encoding, model: z3.ModelRef) -> int:
     total = 0
+    true = guard_truth(model)
     for s in counted_steps(enc):
-        if isinstance(s.type, IntType) and z3.is_true(model.eval(s.guard, model_completion=True)):
+        if isinstance(s.type, IntType) and true(s.guard):
             v = model.eval(s.ssa, model_completion=True).as_long()
             total += abs(s.type.wrap(v))
     return total
 
 
 def length_of(enc: Encoding, model: z3.ModelRef) -> int:
-    return sum(1 for s in counted_steps(enc) if z3.is_true(model.eval(s.guard, model_completion=True)))
+    true = guard_truth(model)
+    return sum(1 for s in counted_steps(enc) if true(s.guard))
 
 
 def goal_of(enc: Encoding, prop_id: str) -> z3.BoolRef:

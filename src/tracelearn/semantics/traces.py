@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import z3
 
 from ..ir.program import Program, SourceLoc
 from ..ir.types import ArrayType, CType, FloatType, IntType, PointerType
+from ..z3dag import holds
 from .equation import Equation, Step
 from .inputs import InputSource
 from .interpreter import Interpreter, InterpOptions
@@ -129,10 +131,26 @@ def step_value(model: z3.ModelRef, s: Step) -> tuple[object, str]:
     return model_value(model, s.ssa, s.type), str(s.type)
 
 
+def guard_truth(model: z3.ModelRef) -> Callable[[z3.BoolRef], bool]:
+    """Whether a step's guard holds in ``model`` (completed), each guard evaluated once:
+    the steps of a path share their guards (a block's steps one guard), and a trace of
+    a recursion a hundred levels deep evaluated the same few hundred guards thousands
+    of times through z3's wrapper objects."""
+    seen: dict[int, bool] = {}
+
+    def true(guard: z3.BoolRef) -> bool:
+        key = guard.get_id()  # (the guards live in the equation's steps: an id is not reused)
+        got = seen.get(key)
+        if got is None:
+            got = seen[key] = holds(model, [guard])
+        return got
+    return true
+
+
 def input_values(eq: Equation, model: z3.ModelRef) -> list:
     """The inputs of ``model``'s run, in the order the interpreter draws them."""
-    return [step_value(model, s)[0] for s in eq.steps
-            if s.kind == "input" and z3.is_true(model.eval(s.guard, model_completion=True))]
+    true = guard_truth(model)
+    return [step_value(model, s)[0] for s in eq.steps if s.kind == "input" and true(s.guard)]
 
 
 def input_entry(index: int, s: Step, value: object, tname: str) -> dict:
@@ -144,8 +162,9 @@ def input_entry(index: int, s: Step, value: object, tname: str) -> dict:
 def model_inputs(eq: Equation, model: z3.ModelRef) -> list[dict]:
     """The inputs of ``model``'s run as ``input_entry`` gives them."""
     out: list[dict] = []
+    true = guard_truth(model)
     for s in eq.steps:
-        if s.kind == "input" and z3.is_true(model.eval(s.guard, model_completion=True)):
+        if s.kind == "input" and true(s.guard):
             value, tname = step_value(model, s)
             out.append(input_entry(len(out), s, value, tname))
     return out
@@ -157,8 +176,9 @@ def extract(eq: Equation, model: z3.ModelRef, kinds: frozenset[str] | None = Non
     inputs: list[dict] = []
     values: list = []
     viol: Step | None = None
+    true = guard_truth(model)
     for s in eq.steps:
-        if not z3.is_true(model.eval(s.guard, model_completion=True)):
+        if not true(s.guard):
             continue
         if s.kind in ("assign", "input", "param"):
             value, tname = step_value(model, s)

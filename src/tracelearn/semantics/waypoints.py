@@ -11,7 +11,7 @@ import re
 import z3
 
 from .equation import Equation
-from .traces import model_value
+from .traces import guard_truth, model_value
 
 
 def trace_waypoints(eq: Equation, m: z3.ModelRef, prop_id: str, sources: dict[str, list[str]]) -> list[tuple]:
@@ -22,8 +22,9 @@ def trace_waypoints(eq: Equation, m: z3.ModelRef, prop_id: str, sources: dict[st
     argv_loc = None
     scanned: list[str] = []  # `k == 42` for scanf's conversions, stated after the call
     scan_at: tuple | None = None  # (loc, conversions so far) of the scanf being read
+    true = guard_truth(m)
     for s in eq.steps:
-        if not z3.is_true(m.eval(s.guard, model_completion=True)):
+        if not true(s.guard):
             continue
         if s.kind == "input" and (s.message == "argc" or s.message.startswith("argv[")):
             argv[s.message] = model_value(m, s.ssa, s.type)
