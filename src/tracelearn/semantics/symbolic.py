@@ -117,6 +117,7 @@ class SymbolicSemantics(IRVisitor):
         self.target = target
         self.dm = program.data_model
         self.pw = self.dm.ptr_width
+        self.address_type = IntType(self.pw, False)
         self.layout = layout_globals(program)
         self.objects: dict[int, SymObject] = {}
         self.alloc_sites: dict[int, SourceLoc] = {}  # heap block -> its malloc
@@ -150,6 +151,12 @@ class SymbolicSemantics(IRVisitor):
         # membership word), building and simplifying the same terms; what the value holds
         # keeps the ids in the key from being reused
         self.built: dict[tuple, tuple] = {}
+        # Folded constants as numerals, built once per (width, bits), and their values by
+        # AST id (the numerals held here keep the ids from being reused): z3's wrapper makes
+        # a sort and parses a decimal string per numeral, and reading one back asks several
+        # questions of z3; a csmith program folds tens of thousands
+        self.numerals: dict[tuple[int, int], z3.ExprRef] = {}
+        self.numeral_bits: dict[int, int] = {}
 
     # ------------------------------------------------------------- naming
 
@@ -212,6 +219,25 @@ class SymbolicSemantics(IRVisitor):
                 self.built.clear()
             hit = self.built[key] = make()
         return hit
+
+    def _const(self, t: CType, value: int) -> z3.ExprRef:
+        """The numeral of ``value`` of integer or pointer type ``t``."""
+        key = (t.width, value & ((1 << t.width) - 1))
+        hit = self.numerals.get(key)
+        if hit is None:
+            if len(self.numerals) >= MAX_BUILT:  # a cache: start afresh
+                self.numerals.clear()
+                self.numeral_bits.clear()
+            hit = self.numerals[key] = S.const(t, value)
+            self.numeral_bits[hit.get_id()] = key[1]
+        return hit
+
+    def _int_value(self, t: CType, term: z3.ExprRef) -> int | None:
+        """The C value of a constant integer or pointer term, else None."""
+        bits = self.numeral_bits.get(term.get_id())
+        if bits is None:
+            return _int_value(t, term)
+        return t.wrap(bits) if isinstance(t, IntType) else bits if isinstance(t, PointerType) else None
 
     def _settled(self, term: z3.ExprRef) -> tuple[z3.ExprRef, bool]:
         """``term`` simplified, and whether it is kept as it is (``_inline``), not named."""
@@ -611,7 +637,7 @@ class SymbolicSemantics(IRVisitor):
     def visit_Binary(self, e: Binary, st: State) -> SVal:
         a = self.eval(st, e.a)
         b = self.eval(st, e.b)
-        x, y = _int_value(e.a.type, a.term), _int_value(e.b.type, b.term)
+        x, y = self._int_value(e.a.type, a.term), self._int_value(e.b.type, b.term)
         if x is not None and y is not None and isinstance(e.type, (IntType, PointerType)):
             # Constants fold in Python: the concrete operators are the symbolic ones
             # (tests/test_agreement_ops.py), and no z3 term is built and simplified.
@@ -621,7 +647,7 @@ class SymbolicSemantics(IRVisitor):
                 folded = None
             if folded is not None:
                 pts = frozenset() if e.op in _COMPARISONS else pts_union(a.pts, b.pts)
-                return SVal(S.const(e.type, folded), pts)
+                return SVal(self._const(e.type, folded), pts)
         pts = frozenset() if e.op in _COMPARISONS else pts_union(a.pts, b.pts)
         term = self._once(("binary", id(e), a.term.get_id(), b.term.get_id()),
                           lambda: (e, a.term, b.term, _simp(S.binary(e.op, e.type, a.term, b.term, e.optype))))[-1]
@@ -629,18 +655,18 @@ class SymbolicSemantics(IRVisitor):
 
     def visit_Unary(self, e: Unary, st: State) -> SVal:
         a = self.eval(st, e.a)
-        x = _int_value(e.a.type, a.term)
+        x = self._int_value(e.a.type, a.term)
         if x is not None and isinstance(e.type, IntType):
-            return SVal(S.const(e.type, C.unary(e.op, e.type, x)), a.pts)
+            return SVal(self._const(e.type, C.unary(e.op, e.type, x)), a.pts)
         return SVal(_simp(S.unary(e.op, e.type, a.term)), a.pts)
 
     def visit_Cast(self, e: Cast, st: State) -> SVal:
         a = self.eval(st, e.a)
         if not (e.type.is_scalar() and e.a.type.is_scalar()):
             return a
-        x = _int_value(e.a.type, a.term)
+        x = self._int_value(e.a.type, a.term)
         if x is not None and isinstance(e.type, (IntType, PointerType)):
-            return SVal(S.const(e.type, C.cast(e.type, e.a.type, x)), a.pts)
+            return SVal(self._const(e.type, C.cast(e.type, e.a.type, x)), a.pts)
         return SVal(_simp(S.cast(e.type, e.a.type, a.term)), a.pts)
 
     # --------------------------------------------------------------- memory
@@ -700,6 +726,11 @@ class SymbolicSemantics(IRVisitor):
         """The condition that an access of ``n`` bytes at ``addr`` lies inside ``o``, and
         the offset there: read off the address's places, or as arithmetic."""
         size = o.size if o.size is not None else o.size_term
+        if tree is None and o.size is not None:
+            a = self._int_value(self.address_type, addr)
+            if a is not None:  # a constant address (a global's field): decided here, no z3 terms
+                inside = o.base <= a and a - o.base <= o.size - n
+                return z3.BoolVal(inside), self._const(self.address_type, a - o.base)
         if tree is None:
             addr = unname(addr, self.definition)
             off = _simp(addr - z3.BitVecVal(o.base, self.pw))
