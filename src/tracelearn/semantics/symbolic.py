@@ -779,11 +779,11 @@ class SymbolicSemantics(IRVisitor):
         for _ in range(READ_THROUGH):
             if not z3.is_app_of(t, z3.Z3_OP_EXTRACT):
                 break
-            named = self.values.get(t.arg(0).get_id())
-            if named is None or not named[0].eq(t.arg(0)):
+            term = self.definition(t.arg(0))
+            if term is None:
                 break
             hi, lo = t.decl().params()
-            t = _simp(z3.Extract(hi, lo, named[1]))
+            t = _simp(z3.Extract(hi, lo, term))
         return t if _is_value(t) else bits
 
     def arbitrary(self, t: CType, n: int) -> z3.BitVecRef:
