@@ -96,17 +96,22 @@ class HornProof:
         self._stopped = False
         self._gc_was_enabled = False
         self._status = ""  # the child's, from its label
-        self.runs_in = ""  # "process" | "thread" ("" when no attempt runs: refused, encoding failed)
+        self.runs_in = ""  # "process" | "thread" ("": in a thread, refused or failed to encode)
         self.t0 = time.perf_counter()
-        self.run, early = encode(program, goal_kinds, deadline)
-        if early is not None:
-            self._result = early
-            return
-        self.runs_in = "process" if can_fork() else "thread"
-        if self.runs_in == "process":
+        self.goal_kinds = goal_kinds
+        self.run: HornRun | None = None
+        if can_fork():
+            # The clauses are made in the child too: in this process their encoding
+            # (0.14 s on a recursive SV-COMP task) delayed the model checker's start
+            self.runs_in = "process"
             self._child = Forked(self._attempt, lambda r: r.status.encode(), nice=nice)
             self._thread = threading.Thread(target=self._watch, name="tracelearn-chc", daemon=True)
         else:
+            self.run, early = encode(program, goal_kinds, deadline)
+            if early is not None:
+                self._result = early
+                return
+            self.runs_in = "thread"
             # z3's reference counts are not thread-safe: a cyclic garbage collection on
             # one thread frees z3 terms that another thread's context is using (a rare
             # segmentation fault, seen once in six runs of tests/test_proofs.py). Only
@@ -170,7 +175,10 @@ class HornProof:
             self.on_proved()
 
     def _attempt(self) -> ProofResult:
-        assert self.run is not None
+        if self.run is None:  # (in the child)
+            self.run, early = encode(self.program, self.goal_kinds, self.deadline)
+            if early is not None:
+                return early
         try:
             rows, lemma_deadline = self._samples()
             ans = self.run.solve(self.deadline, rows, lemma_deadline)
@@ -208,13 +216,13 @@ class HornProof:
         if self._thread is None:
             return
         self._stopped = True
-        assert self.run is not None
         if self._child is not None:
             if self._status != "proved":
                 self._child.kill()  # the thread waiting for its label goes on at once
             self._finished.wait()
             self.result(wait=False)  # (a proof found is read; the child is reaped)
         else:
+            assert self.run is not None
             interrupt_until_done(self._finished, self.run.interrupt)
         self._resume_gc()
 
