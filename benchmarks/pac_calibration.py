@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from common import table  # noqa: E402
 
 from tracelearn.analyses.pac.driver import PacOptions, verify  # noqa: E402
-from tracelearn.api.pac import PAC_KINDS  # noqa: E402
+from tracelearn.api.pac_verification import PAC_KINDS  # noqa: E402
 from tracelearn.automata.dfa import DFA  # noqa: E402
 from tracelearn.frontend.lower import DEFAULT_CHECKS, load_program  # noqa: E402
 from tracelearn.ir.decisions import DecisionAlphabet, assertions_as_branches  # noqa: E402

@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from common import benchmarks_dir, table  # noqa: E402
 
-from tracelearn.api.check import SVCOMP_UNDEFINED, check_run  # noqa: E402
+from tracelearn.api.checking import SVCOMP_UNDEFINED, check_run  # noqa: E402
 
 
 def main() -> int:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import tracelearn
-from tracelearn.api.explain import arguments, learn_file
+from tracelearn.api.explaining import arguments, learn_file
 from tracelearn.automata.dfa import DFA
 from tracelearn.frontend.lower import load_program
 from tracelearn.ir.program import SourceLoc

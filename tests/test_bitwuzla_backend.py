@@ -9,7 +9,7 @@ import pytest
 import z3
 from hypothesis import given, settings, strategies as st
 
-from tracelearn.api.check import check_run
+from tracelearn.api.checking import check_run
 from tracelearn.semantics import bitwuzla_backend
 from tracelearn.semantics.bitwuzla_backend import BitwuzlaSession, BitwuzlaWorker, Portable, check_bitwuzla
 from tracelearn.z3dag import holds, smtlib

@@ -8,7 +8,7 @@ import os
 
 import tracelearn
 from tracelearn.analyses.check import CheckOptions, check
-from tracelearn.api.check import check_run
+from tracelearn.api.checking import check_run
 from tracelearn.frontend.lower import load_program
 from tracelearn.semantics.interpreter import Interpreter, InterpOptions
 from tracelearn.semantics.inputs import InputSource

@@ -371,7 +371,7 @@ def test_an_alarm_on_the_way_out_of_the_time_limit_keeps_the_finished_verdict(tm
 
     from tracelearn.api.deadline import CommandTimeout
 
-    api = importlib.import_module("tracelearn.api.pac")  # the module (the package exports a function of its name)
+    api = importlib.import_module("tracelearn.api.pac_verification")
 
     @contextmanager
     def late_alarm(seconds):

@@ -11,7 +11,7 @@ import pytest
 
 import tracelearn
 from tracelearn.analyses.pac.properties import max_run_violations
-from tracelearn.api.pac import pac_reuse
+from tracelearn.api.pac_verification import pac_reuse
 from tracelearn.automata.dfa import DFA
 from tracelearn.cli.main import main
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import z3
 
-from tracelearn.api.check import check_run
+from tracelearn.api.checking import check_run
 from tracelearn.frontend.lower import DEFAULT_CHECKS, load_program
 from tracelearn.analyses.proofs import encode
 from tracelearn.semantics.clauses import inline, normalize

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import tracelearn
-from tracelearn.api.batch import BatchOptions, collect_tasks, run_batch
+from tracelearn.api.batches import BatchOptions, collect_tasks, run_batch
 from tracelearn.api.tasks import Task, load_tasks, parse_property, property_verdict, status
 from tracelearn.errors import OptionError
 

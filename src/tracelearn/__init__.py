@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 def __getattr__(name: str):
     # Imported on first use: `import tracelearn` stays cheap and the CLI does not
     # pay for z3 before it parses its options.
-    if name in ("check", "run", "explain", "diff", "merge", "batch", "validate", "pac", "pac_reuse", "learn_filter", "filter_property"):
-        from . import api
+    from . import api
+    if name in api.__all__:
         return getattr(api, name)
     raise AttributeError(f"module 'tracelearn' has no attribute {name!r}")

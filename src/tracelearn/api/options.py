@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 import math
+from typing import TYPE_CHECKING
 
 from ..analyses.error_language.alphabet import AlphabetSpec, read_letters
-from ..analyses.error_language.driver import ExplainOptions
 from ..errors import OptionError
 from ..semantics.runs import ALL_CHECKS
+
+if TYPE_CHECKING:
+    from ..analyses.error_language.driver import ExplainOptions
 
 # The checks `check` knows. The default set is today's runtime checks; `overflow`,
 # `shift` and `memleak` are asked for by name (or `all`), as CBMC's options.
@@ -148,6 +151,9 @@ def add_alphabet_options(p) -> None:
 
 
 def explain_options(args) -> ExplainOptions:
+    # (imported here: the learner's modules are loaded by the commands that learn only)
+    from ..analyses.error_language.driver import ExplainOptions
+
     if args.letters:
         functions: str | list[str] = read_letters(args.letters)
         branches = args.alphabet in ("branches", "both")

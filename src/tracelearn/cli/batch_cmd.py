@@ -5,14 +5,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..api.batch import BatchOptions, collect_tasks, run_batch, write_tables
+from ..api.batches import BatchOptions, collect_tasks, run_batch, write_tables
 from ..api.options import positive, seconds
 from ..report.batch_report import batch_text
 from ..report.jsonout import dumps as json_text
 from .progress import Progress
 
 
-def add_parser(sub) -> None:
+def add_parsers(sub) -> None:
     p = sub.add_parser("batch", help="run many SV-COMP tasks in parallel (resumable; CSV, JSON and HTML tables)")
     p.add_argument("tasks", nargs="+", metavar="TASK",
                    help="task definitions (.yml), C files (with --property) or folders of .yml tasks")

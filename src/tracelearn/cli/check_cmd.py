@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..api.check import check_run, check_task, one_task
+from ..api.checking import check_run, check_task, one_task
 from ..api.tasks import load_tasks
 from ..errors import OptionError
 from ..report.explain_text import explanation_text
@@ -19,7 +19,7 @@ from .outputs import preflight, write_output
 from .progress import Progress
 
 
-def add_parser(sub) -> None:
+def add_parsers(sub) -> None:
     p = sub.add_parser("check", help="bounded model checking of assertions and runtime errors")
     p.add_argument("file", nargs="+",
                    help="C source file, or an SV-COMP task definition (.yml); more C files or a compile_commands.json "

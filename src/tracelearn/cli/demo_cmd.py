@@ -7,7 +7,7 @@ from importlib import resources
 from . import check_cmd, explain_cmd
 
 
-def add_parser(sub) -> None:
+def add_parsers(sub) -> None:
     p = sub.add_parser("demo", help="learn the language of error of Fig. 2 of the pv paper, then minimise and "
                                     "explain the counterexample of sort.c (Groce & Kroening)")
     p.add_argument("--html", default="tracelearn-demo.html", help="where to write the report "
@@ -40,4 +40,4 @@ def _parsed(argv: list[str]):
     """The commands' own parser: the demo runs them exactly as a user would."""
     from .main import build_parser
 
-    return build_parser().parse_args(argv)
+    return build_parser(argv[0]).parse_args(argv)

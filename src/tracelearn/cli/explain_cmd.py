@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from ..analyses.error_language.driver import ExplainResult
-from ..api.explain import learn_file
+from ..api.explaining import learn_file
 from ..api.options import add_alphabet_options, add_frontend_options, options_json, split_units
 from ..errors import OptionError
 from ..report.automaton_doc import explain_document
@@ -17,7 +17,7 @@ from .outputs import preflight, write_output
 from .progress import Progress
 
 
-def add_parser(sub) -> None:
+def add_parsers(sub) -> None:
     p = sub.add_parser("explain", help="learn the automaton of all the ways an assertion fails")
     p.add_argument("file", nargs="+", help="C source file; more C files or a compile_commands.json are linked with "
                                           "it (as --unit)")

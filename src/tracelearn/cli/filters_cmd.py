@@ -22,7 +22,7 @@ feeding the second filter's code. Between two filters the stream carries C ints
 false only when the programs, run in the interpreter, confirm the witness."""
 
 
-def add_parser(sub) -> None:
+def add_parsers(sub) -> None:
     p = sub.add_parser("filters", help="equivalence, idempotence, commutativity, inverse of stream filters",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("property", choices=list(PROPERTIES))

@@ -28,7 +28,7 @@ def _nonneg(text: str) -> int:
     return v
 
 
-def add_parser(sub) -> None:
+def add_parsers(sub) -> None:
     p = sub.add_parser("learn-filter", help="learn a stream filter as a symbolic transducer (Sigma*)",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="C source file")

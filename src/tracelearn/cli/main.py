@@ -6,20 +6,29 @@ import json
 import os
 import sys
 
+import importlib
+
 from .. import __version__
 from ..errors import TracelearnError
-from . import batch_cmd, check_cmd, demo_cmd, explain_cmd, filters_cmd, learn_filter_cmd, pac_cmd, replay_cmd, run_cmd, validate_cmd, versions_cmd
 from .options import Parser
 
+# Each command's module, in the order `tracelearn --help` lists them
+COMMANDS = {"demo": "demo_cmd", "explain": "explain_cmd", "check": "check_cmd", "pac": "pac_cmd",
+            "learn-filter": "learn_filter_cmd", "filters": "filters_cmd", "fuse": "filters_cmd",
+            "run": "run_cmd", "replay": "replay_cmd", "batch": "batch_cmd", "validate": "validate_cmd",
+            "diff": "versions_cmd", "merge": "versions_cmd"}
 
-def build_parser() -> Parser:
+
+def build_parser(command: str | None = None) -> Parser:
+    """The command line's parser; with ``command`` (one of ``COMMANDS``), only that
+    command's module is imported (the analyses of the others are not loaded)."""
     p = Parser(prog="tracelearn", description="Learn automata models of C programs; check and explain errors.")
     p.add_argument("--version", action="version", version=f"tracelearn {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
-    for mod in (demo_cmd, explain_cmd, check_cmd, pac_cmd, learn_filter_cmd, filters_cmd, run_cmd, replay_cmd, batch_cmd, validate_cmd):
-        mod.add_parser(sub)
-    versions_cmd.add_parsers(sub)
+    names = [COMMANDS[command]] if command in COMMANDS else list(COMMANDS.values())
+    for name in dict.fromkeys(names):
+        importlib.import_module(f".{name}", __package__).add_parsers(sub)
     return p
 
 
@@ -31,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         # (argparse gives a `nargs="*"` positional the empty list before an option)
         k = argv.index("--")
         argv, program_args = argv[:k], argv[k + 1:]
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     if program_args is not None:
         args.args = list(args.args) + program_args
     try:

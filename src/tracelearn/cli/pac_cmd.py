@@ -8,7 +8,7 @@ import sys
 from ..analyses.pac.driver import PAC_LEARNERS
 from ..api.options import add_frontend_options, count, positive, probability, seconds
 from ..analyses.pac.properties import FORMS
-from ..api.pac import pac_file, pac_reuse_file
+from ..api.pac_verification import pac_file, pac_reuse_file
 from ..errors import OptionError
 from ..automata.dot import to_dot
 from ..report.jsonout import dumps as json_text
@@ -29,7 +29,7 @@ ceil((ln(1/(1-delta)) + i ln 2) / epsilon) batches: 30, 37, 44, ... for the defa
 Verdicts: bug (a feasible error, replayed in the interpreter), pac-correct, unknown."""
 
 
-def add_parser(sub) -> None:
+def add_parsers(sub) -> None:
     p = sub.add_parser("pac", help="PAC verification: learn the feasible decision vectors or find a bug",
                        epilog=EPILOG, formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
     p.add_argument("file", help="C source file")

@@ -14,7 +14,7 @@ from ..semantics.interpreter import Interpreter, InterpOptions
 from ..api.options import explain_options, parse_defines
 
 
-def add_parser(sub) -> None:
+def add_parsers(sub) -> None:
     p = sub.add_parser("replay", help="replay the witnesses of an `explain --json` report in the interpreter")
     p.add_argument("report", help="the JSON report of tracelearn explain")
     p.add_argument("--word", metavar="A,B,...", help="only the witness of this word")

@@ -7,11 +7,11 @@ import json
 import sys
 
 from ..api.options import add_frontend_options, positive
-from ..api.run import RunOptions, exit_status, run_document, run_program
+from ..api.running import RunOptions, exit_status, run_document, run_program
 from ..errors import OptionError
 
 
-def add_parser(sub) -> None:
+def add_parsers(sub) -> None:
     p = sub.add_parser("run", help="interpret a C program (argv, stdin and stdout are real)")
     p.add_argument("file", help="C source file")
     p.add_argument("--inputs", metavar="V,V,...", help="values of the nondeterministic inputs, in order")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sys
 
-from ..api.validate import validate
+from ..api.validation import validate
 from ..report.jsonout import dumps as json_text
 from ..api.options import seconds
 from .progress import Progress
 
 
-def add_parser(sub) -> None:
+def add_parsers(sub) -> None:
     p = sub.add_parser("validate", help="re-check an SV-COMP correctness witness (YAML 2.0 loop invariants)")
     p.add_argument("witness", help="the witness (.yml)")
     p.add_argument("file", help="the C program it is for")

@@ -4,7 +4,7 @@ compared (program explanation by default: all runs of main to its end)."""
 from __future__ import annotations
 
 
-from ..api.explain import diff_learned, merge_learned, versions_document
+from ..api.explaining import diff_learned, merge_learned, versions_document
 from ..api.options import add_alphabet_options, add_frontend_options
 from ..report.jsonout import dumps as json_text
 from .progress import Progress

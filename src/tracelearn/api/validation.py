@@ -34,7 +34,7 @@ from ..analyses.check import CheckOptions, check as portfolio
 from ..semantics.inputs import InputRecord, InputSource
 from ..semantics.interpreter import Interpreter
 from ..semantics.runs import InterpOptions
-from .check import OVERFLOW_CONVENTIONS, SVCOMP_UNDEFINED
+from .checking import OVERFLOW_CONVENTIONS, SVCOMP_UNDEFINED
 from .tasks import Property, parse_property
 
 _RESULT = re.compile(r"^\s*\\result\s*==\s*\(?\s*(-?(?:0x[0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?))\s*\)?[uUlLfF]*\s*;?\s*$")
