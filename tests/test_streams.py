@@ -420,6 +420,22 @@ def test_filters_outside_the_class_get_one_clear_error(capsys, function, message
         assert "diff.c:" in err  # file:line:col
 
 
+@pytest.mark.parametrize("function, says, not_said", [
+    ("sum_all", "the dependence grows with the input, and no --lookback bound covers it", "raise it"),
+    ("with_third_back", "beyond --lookback 2", "grows"),
+])
+def test_a_dependence_beyond_the_lookback_says_whether_a_larger_bound_helps(capsys, function, says, not_said):
+    """sum_all's output reads the whole input (twice the input, twice as far back): no
+    bound helps. with_third_back reads 3 back on any input: --lookback 3 would do."""
+    code = main(["learn-filter", str(STREAMS / "delay.c"), "--function", function, "--lookback", "2", "--quiet"])
+    err = capsys.readouterr().err
+    assert code != 0 and "outside the class" in err and says in err and not_said not in err
+    assert "delay.c:" in err and "Traceback" not in err
+    if function == "with_third_back":
+        r, _ = _learn("delay.c", function, lookback=3)
+        assert r.complete and r.transducer.lookback == 3
+
+
 def test_cli_json_and_api_agree(capsys, tmp_path):
     dot = tmp_path / "t.dot"
     code = main(["learn-filter", str(STREAMS / "diff.c"), "--function", "diff_encode", "--json", "--quiet",

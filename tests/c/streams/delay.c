@@ -15,3 +15,24 @@ void delay(void) {
         tl_out(prev);
     tl_out(-1);
 }
+
+/* Writes the sum of the whole input at its end: the output depends on every element,
+   outside the class whatever the lookback bound. */
+void sum_all(void) {
+    int sum = 0;
+    while (!tl_eof())
+        sum += tl_in();
+    tl_out(sum);
+}
+
+/* Writes each element with the one three places before it: lookback 3. */
+void with_third_back(void) {
+    int a = 0, b = 0, c = 0;
+    while (1) {
+        int d = tl_in();
+        tl_out(d + a);
+        a = b;
+        b = c;
+        c = d;
+    }
+}

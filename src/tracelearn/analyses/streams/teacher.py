@@ -92,16 +92,35 @@ class FilterTeacher:
         key = tuple(self.el.wrap(v) for v in values)
         self.stats.membership += 1
         self.stats.runs += 1
-        self._in_class(runner.run(list(key)), key)
+        self._in_class(runner.run(list(key)), key, runner)
 
-    def _in_class(self, r: StreamRun, key: tuple[int, ...]) -> None:
-        if r.lookback > self.max_lookback:
-            why = (f"beyond --lookback {self.max_lookback}" if self.lookback_given
-                   else f"beyond the lookback bound {self.max_lookback} (raise it with --lookback)")
-            raise FilterError(f"on input {list(key)} a guard or output depends on the element "
-                              f"{r.lookback} positions back, {why}: the filter is outside the class "
-                              f"(its outputs must depend on the last k inputs)",
-                              self.runner.program.procedures[self.runner.function].loc)
+    def _in_class(self, r: StreamRun, key: tuple[int, ...], runner: FilterRunner | StepWalker | None = None) -> None:
+        if r.lookback <= self.max_lookback:
+            return
+        runner = runner if runner is not None else self.runner
+        further = self._lookback_of(runner, key + key)
+        if further is not None and further > r.lookback:
+            # (the same input twice over reads further back still: a larger bound would
+            # only move the failure to a longer input)
+            why = (f"and on that input twice over {further} positions back: the dependence grows with "
+                   f"the input, and no --lookback bound covers it")
+        elif self.lookback_given:
+            why = f"beyond --lookback {self.max_lookback}"
+        else:
+            why = f"beyond the lookback bound {self.max_lookback} (raise it with --lookback)"
+        raise FilterError(f"on input {list(key)} a guard or output depends on the element "
+                          f"{r.lookback} positions back, {why}: the filter is outside the class "
+                          f"(its outputs must depend on the last k inputs)",
+                          self.runner.program.procedures[self.runner.function].loc)
+
+    def _lookback_of(self, runner: FilterRunner | StepWalker, key: tuple[int, ...]) -> int | None:
+        """How far back the run of ``key`` reads (None: the run did not end in time)."""
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            return None
+        try:
+            return runner.run(list(key)).lookback
+        except (FilterError, LookbackExceeded, StepsMissed, TimeoutError):
+            return None
 
     # ------------------------------------------------------------------ witnesses
 
