@@ -144,3 +144,21 @@ def test_run_json_and_its_python_function(tmp_path):
     assert api["stdout"] == "hi got 4\n" and api["violation"] is None
     with pytest.raises(tracelearn.errors.TracelearnError, match="unknown option 'bound' of run"):
         tracelearn.run(str(src), bound=3)
+
+
+def test_a_command_loads_its_own_modules_and_the_api_keeps_its_functions():
+    """`check` builds its own parser only: the learners, PAC and the stream filters are
+    not imported. Importing a module of the API never hides the function of its name."""
+    code = ("import sys, tracelearn.cli.main as m; m.build_parser('check'); "
+            "print(' '.join(sorted(k for k in sys.modules if k.startswith('tracelearn.'))))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            check=True).stdout.split()
+    assert "tracelearn.api.checking" in loaded
+    for module in ("tracelearn.api.pac_verification", "tracelearn.api.streams", "tracelearn.api.batches",
+                   "tracelearn.analyses.error_language.driver", "tracelearn.learning.lstar"):
+        assert module not in loaded
+    code = ("import tracelearn, tracelearn.api.checking as c, tracelearn.api.pac_verification as p; "
+            "import tracelearn.api as api; "
+            "assert api.check is c.check and tracelearn.check is c.check and callable(api.pac); "
+            "assert api.pac is p.pac and sorted(dir(api)) == sorted(set(dir(api)))")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
