@@ -157,6 +157,9 @@ def test_a_command_loads_its_own_modules_and_the_api_keeps_its_functions():
     for module in ("tracelearn.api.pac_verification", "tracelearn.api.streams", "tracelearn.api.batches",
                    "tracelearn.analyses.error_language.driver", "tracelearn.learning.lstar"):
         assert module not in loaded
+    # a fresh process: the package's function first, before any module of the API
+    code = "import tracelearn; assert callable(tracelearn.check) and callable(tracelearn.learn_filter)"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
     code = ("import tracelearn, tracelearn.api.checking as c, tracelearn.api.pac_verification as p; "
             "import tracelearn.api as api; "
             "assert api.check is c.check and tracelearn.check is c.check and callable(api.pac); "
