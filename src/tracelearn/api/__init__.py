@@ -7,7 +7,7 @@
 Errors a user can cause raise :class:`tracelearn.errors.TracelearnError`.
 
 Each function's module is imported on first use: a command loads what it runs (the
-CLI's start took 0.44 s with every analysis imported, 0.29 s with those of `check`).
+CLI's imports took 0.40-0.51 s with every command's, 0.35-0.39 s with those of `check`).
 No module is named as a function, so importing a module never hides its function.
 """
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
-
-import importlib
 
 from .. import __version__
 from ..errors import TracelearnError
