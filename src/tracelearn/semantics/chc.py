@@ -24,6 +24,9 @@ from .solving import at_deadline, check_sat
 from .strategies.horn import HornSystem, Predicate
 
 INLINE_LIMIT = 3000  # clauses after inlining the blocks: past it, no lemma stage
+# Spacer alone first, for at most this long, before the lemma stage: the clauses it proves
+# at once waited for the lemmas (Addition01: 0.13 s alone, 4.8 s through 688 lemma queries)
+SPACER_FIRST_S = 1.0
 
 
 @dataclass
@@ -134,8 +137,16 @@ class HornRun:
         n = dict(clauses=len(self.clauses), predicates=len(self.preds), arithmetic=self.arithmetic)
         clauses, lemmas, extra = self.clauses, {}, {}
         if rows is not None and self.arithmetic == "integer":
+            first = t0 + SPACER_FIRST_S
+            answer = self._spacer(clauses, {}, first if deadline is None else min(first, deadline), t0, n, {})
+            if answer.status != "unknown" or at_deadline(deadline):
+                return answer
+            # (the lemma stage's time is counted from here: Spacer's first try is not its)
+            lemma_end = deadline if lemma_deadline is None else lemma_deadline + (time.perf_counter() - t0)
+            if deadline is not None and lemma_end is not None:
+                lemma_end = min(lemma_end, deadline)
             try:
-                found = self.lemma_stage(rows, lemma_deadline if lemma_deadline is not None else deadline)
+                found = self.lemma_stage(rows, lemma_end)
             except z3.Z3Exception:
                 found = None
             if found is not None:
@@ -152,6 +163,12 @@ class HornRun:
                     extra["solver"] = "spacer+lemmas"
                 else:
                     lemmas = {}
+        return self._spacer(clauses, lemmas, deadline, t0, n, extra)
+
+    def _spacer(self, clauses: list, lemmas: dict[str, list[z3.BoolRef]], deadline: float | None, t0: float,
+                n: dict, extra: dict) -> HornAnswer:
+        """Spacer on ``clauses`` until ``deadline`` (``lemmas``: those the clauses were
+        strengthened with, part of the invariants)."""
         s = z3.SolverFor("HORN", ctx=self.ctx)
         s.add(*clauses)
         try:
