@@ -104,6 +104,8 @@ def test_mccarthy91_is_proved_with_its_summary(tmp_path):
     res = run(write(tmp_path, "m.c", MCCARTHY))
     assert res.verdict == "true" and res.proved_by == "chc"
     assert res.proof is not None and res.proof.status == "proved"
+    # Spacer alone proves it at once: the lemma stage (concrete calls, Houdini) never ran
+    assert res.proof.solver == "spacer" and res.proof.lemma_queries == 0
     summary = next(i for i in res.proof.invariants if i.proc == "f91" and i.kind == "summary")
     assert summary.is_c and "\\result" in summary.text and "\\old(x)" in summary.text
     # the summary is McCarthy's: f91(x) = 91 for x <= 101, x - 10 above
