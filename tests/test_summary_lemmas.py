@@ -16,6 +16,7 @@ import z3
 from tracelearn.api.checking import check_run
 from tracelearn.frontend.lower import DEFAULT_CHECKS, load_program
 from tracelearn.analyses.proofs import encode
+from tracelearn.semantics import chc
 from tracelearn.semantics.clauses import inline, normalize
 from tracelearn.semantics.interpreter import Interpreter
 from tracelearn.semantics.runs import InterpOptions
@@ -75,6 +76,14 @@ def check(path: str, overflow: str, timeout: float = 60.0, prove: str = "chc"):
     assumed = ("overflow", "shift") if overflow == "undefined" else ()
     return check_run(path, checks="error-call", data_model="ILP32", prove=prove, timeout=timeout,
                      assumed=assumed).result
+
+
+@pytest.fixture(autouse=True)
+def lemma_stage_first(monkeypatch):
+    """These tests are about the lemma stage: Spacer's first try alone (which proves some
+    of these programs in its second, depending on the machine) is switched off. That try
+    is tested in test_proofs.py."""
+    monkeypatch.setattr(chc, "SPACER_FIRST_S", 0.0)
 
 
 def holds(inv, values: dict[str, int]) -> bool:

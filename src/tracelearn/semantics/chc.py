@@ -137,10 +137,11 @@ class HornRun:
         n = dict(clauses=len(self.clauses), predicates=len(self.preds), arithmetic=self.arithmetic)
         clauses, lemmas, extra = self.clauses, {}, {}
         if rows is not None and self.arithmetic == "integer":
-            first = t0 + SPACER_FIRST_S
-            answer = self._spacer(clauses, {}, first if deadline is None else min(first, deadline), t0, n, {})
-            if answer.status != "unknown" or at_deadline(deadline):
-                return answer
+            if SPACER_FIRST_S > 0:
+                first = t0 + SPACER_FIRST_S
+                answer = self._spacer(clauses, {}, first if deadline is None else min(first, deadline), t0, n, {})
+                if answer.status != "unknown" or at_deadline(deadline):
+                    return answer
             # (the lemma stage's time is counted from here: Spacer's first try is not its)
             lemma_end = deadline if lemma_deadline is None else lemma_deadline + (time.perf_counter() - t0)
             if deadline is not None and lemma_end is not None:
