@@ -102,7 +102,7 @@ class HornProof:
         self.run: HornRun | None = None
         if can_fork():
             # The clauses are made in the child too: in this process their encoding
-            # (0.14 s on a recursive SV-COMP task) delayed the model checker's start
+            # (0.14 s on a small recursive program) delayed the model checker's start
             self.runs_in = "process"
             self._child = Forked(self._attempt, lambda r: r.status.encode(), nice=nice)
             self._thread = threading.Thread(target=self._watch, name="tracelearn-chc", daemon=True)
