@@ -107,6 +107,8 @@ class HornProof:
             self._child = Forked(self._attempt, lambda r: r.status.encode(), nice=nice)
             self._thread = threading.Thread(target=self._watch, name="tracelearn-chc", daemon=True)
         else:
+            # (here, not on the thread: encoding builds terms in the main context, which the
+            # thread must not touch beside the model checker)
             self.run, early = encode(program, goal_kinds, deadline)
             if early is not None:
                 self._result = early

@@ -142,10 +142,11 @@ class HornRun:
                 answer = self._spacer(clauses, {}, first if deadline is None else min(first, deadline), t0, n, {})
                 if answer.status != "unknown" or at_deadline(deadline):
                     return answer
-            # (the lemma stage's time is counted from here: Spacer's first try is not its)
-            lemma_end = deadline if lemma_deadline is None else lemma_deadline + (time.perf_counter() - t0)
-            if deadline is not None and lemma_end is not None:
-                lemma_end = min(lemma_end, deadline)
+            lemma_end = deadline
+            if lemma_deadline is not None:  # (counted from here: Spacer's first try is not its time)
+                lemma_end = lemma_deadline + (time.perf_counter() - t0)
+                if deadline is not None:
+                    lemma_end = min(lemma_end, deadline)
             try:
                 found = self.lemma_stage(rows, lemma_end)
             except z3.Z3Exception:
