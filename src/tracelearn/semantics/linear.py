@@ -151,11 +151,7 @@ class LinearRelaxation:
         if hit is None:
             assert self._tr is not None
             variables = tuple(c for c in constants([f]) if z3.is_bv(c))
-            parts = [self._tr.term(f)]
-            for t in variables + tuple(applications([f], HELD_IN_RANGE)):
-                v, w = self._tr.term(t), t.size()
-                parts += [v >= -(1 << (w - 1)), v < (1 << (w - 1))]
-            hit = (f, z3.And(parts), variables)
+            hit = (f, self._tr.held_in_range(f, list(variables) + applications([f], HELD_IN_RANGE)), variables)
             if len(self._read) >= MAX_TERMS:
                 self._read.clear()
             self._read[key] = hit
