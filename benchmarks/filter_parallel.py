@@ -1,7 +1,9 @@
 """Data-parallel code for learned stream filters (Sigma*'s parallelisation): each
 learned transducer written as C on arrays (``cgen.array_source``: one chunk per
 thread, every chunk but the first run from every state at once until the runs meet,
-then stitched), against the filter's own C code, both compiled by gcc -O2.
+then stitched; where each state has one successor whatever the input, as base64's
+phase, each chunk from the state its position gives), against the filter's own C code,
+both compiled by gcc -O2.
 
 Per filter: the elements of one input (half of them drawn from the guards' constants
 and their neighbours), the time of the filter's C code (its ``tl_in``/``tl_out`` on

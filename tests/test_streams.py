@@ -599,24 +599,54 @@ def test_an_undecided_witness_query_raises_never_reads_as_no_input():
 def test_data_parallel_code_writes_what_the_transducer_writes(tmp_path, name, function):
     """The transducer as C on arrays, compiled by gcc: sequentially and on 2, 3, 5
     threads (chunks run from every state until the runs meet, then stitched) it writes
-    what the transducer writes, on inputs long enough to be cut (base64's runs never
-    meet: every chunk keeps a run per state; the difference coder's meet after one
-    element). Inputs outside the domain are not drawn: these filters are total."""
+    what the transducer writes, on inputs long enough to be cut (base64's states follow
+    each other whatever the input: every chunk runs from the state its position gives;
+    the difference coder's runs meet after one element). Inputs outside the domain are
+    not drawn: these filters are total."""
     r, _ = _learn(name, function)
     t = r.transducer
     assert r.complete and t.bits == 8
+    lib = _array_library(tmp_path, t)
+    if function == "base64_encode":  # its runs from every state would never meet
+        assert "#define __P_BLIND 1" in (tmp_path / "t.c").read_text()
+    _same_as_transducer(lib, t, [0, 1, 34, 38, 60, 62, 10, -1, 127, -128])
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_data_parallel_code_of_a_phase_filter_that_stops(tmp_path):
+    """States that follow each other whatever the input (0, 1, 2, 0, ...), and a 0 in
+    state 2 with no move: the filter stops there. Each chunk starts in the state its
+    position gives; a stop in an earlier chunk ends the output there, as the sequential
+    run does."""
+    from tracelearn.automata.transducer import Move, Transducer, window
+    w0 = z3.SignExt(24, window(0, 8))
+    moves = [Move(0, z3.BoolVal(True), (w0,), 1), Move(1, z3.BoolVal(True), (w0 + 1,), 2),
+             Move(2, w0 != 0, (), 0)]
+    t = Transducer(8, 3, 0, moves, [])
+    lib = _array_library(tmp_path, t)
+    assert "#define __P_BLIND 1" in (tmp_path / "t.c").read_text()
+    _same_as_transducer(lib, t, [0, 1, -1])
+
+
+def _array_library(tmp_path: Path, t) -> ctypes.CDLL:
     (tmp_path / "t.c").write_text(array_source(t, "tr"))
     lib_path = tmp_path / "t.so"
-    subprocess.run(["gcc", "-O2", "-fwrapv", "-shared", "-fPIC", "-pthread", "-o", str(lib_path), str(tmp_path / "t.c")],
-                   check=True)
+    subprocess.run(["gcc", "-O2", "-fwrapv", "-Wall", "-Werror", "-shared", "-fPIC", "-pthread", "-o", str(lib_path),
+                    str(tmp_path / "t.c")], check=True)
     lib = ctypes.CDLL(str(lib_path))
     for f in (lib.tr_capacity, lib.tr_seq, lib.tr_par):
         f.restype = ctypes.c_long
+    return lib
+
+
+def _same_as_transducer(lib: ctypes.CDLL, t, consts: list[int]) -> None:
     rng = random.Random(7)
-    consts = [0, 1, 34, 38, 60, 62, 10, -1, 127, -128]
     for _ in range(300):
         v = [rng.choice(consts) if rng.random() < 0.4 else rng.randint(-128, 127) for _ in range(rng.randint(0, 60))]
         want = t.run(v)
+        if want is None:  # stopped at an element with no move: what was written before it
+            stop = next(i for i in range(len(v)) if t.trace(v[:i + 1]) is None)
+            want = list(t.initial_output) + [o for step in t.trace(v[:stop])[:-1] for o in step]
         arr = (ctypes.c_byte * max(len(v), 1))(*v)
         for threads in (1, 2, 3, 5):
             out = (ctypes.c_int * lib.tr_capacity(len(v)))()

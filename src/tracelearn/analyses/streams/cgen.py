@@ -387,7 +387,9 @@ def array_source(t: Transducer, name: str) -> str:
     from there one run goes on for all. Then the chunks are stitched in order: each
     takes the run of the state the chunk before ended in. A filter whose runs meet
     soon (an escaper forgets its state at most characters) costs little more than one
-    run per chunk; one whose runs never meet (base64's phase) costs one per state.
+    run per chunk. Where every state's moves all go to one state (base64's phase: the
+    runs never meet), the state a chunk starts in depends on its position alone, and
+    that run alone is made; else a filter whose runs never meet costs one per state.
     A transition missing stops the filter there (no final outputs), as the stream
     filter does."""
     k = t.lookback
@@ -427,6 +429,13 @@ def array_source(t: Transducer, name: str) -> str:
     out += window("n", True)
     out += _finals_c(t, var, "__P_EMIT")
     out += ["}", ""]
+    # the one successor of each state, whatever the input (-1: more than one, or none)
+    succ = []
+    for st in range(q):
+        dsts = {m.dst for m in t.out_of(st)}
+        succ.append(dsts.pop() if len(dsts) == 1 else -1)
+    out += [f"#define __P_BLIND {int(all(d >= 0 for d in succ))}",
+            f"static const int __attribute__((unused)) __p_succ[__P_Q] = {{{', '.join(map(str, succ))}}};", ""]
     initial = "".join(f"    __P_EMIT({v});\n" for v in t.initial_output)
     runtime = (_ARRAY_RUNTIME.replace("@NAME@", name).replace("@EL@", el).replace("@INIT@", str(t.initial))
                .replace("@CAP0@", str(len(t.initial_output) + fmost)).replace("@INITIAL@\n", initial))
@@ -447,10 +456,28 @@ long @NAME@_seq(const @EL@ *in, long n, int *out) {
     return __n;
 }
 
+/* The state after ``steps`` elements from ``s`` when every state has one successor
+   whatever the input (__P_BLIND): a walk round the successors' cycle, not the input. */
+static int __attribute__((unused)) __p_after(int s, long steps) {
+    long at[__P_Q];
+    for (int q = 0; q < __P_Q; q++)
+        at[q] = -1;
+    for (long i = 0; i < steps; i++) {
+        if (at[s] >= 0) {  /* on the cycle: what is left of the steps, modulo its length */
+            for (long left = (steps - i) % (i - at[s]); left > 0; left--)
+                s = __p_succ[s];
+            return s;
+        }
+        at[s] = i;
+        s = __p_succ[s];
+    }
+    return s;
+}
+
 struct __p_chunk {
     const @EL@ *in;
     long lo, hi;
-    int first;                     /* the first chunk: from the initial state only */
+    int from;                      /* the one state this chunk starts in, if known (-1: any) */
     int end[__P_Q], joined[__P_Q]; /* per start state: the state at hi (-1: stopped), whether it met the others */
     int *pre[__P_Q];               /* per start state: its outputs before the runs met */
     long npre[__P_Q], cap[__P_Q];
@@ -463,7 +490,7 @@ static void *__p_work(void *arg) {
     int cur[__P_Q], one = -1, same = 1;
     long i = c->lo;
     for (int s = 0; s < __P_Q; s++) {
-        cur[s] = c->first && s != @INIT@ ? -1 : s;
+        cur[s] = c->from >= 0 && s != c->from ? -1 : s;
         c->npre[s] = c->cap[s] = 0;
         c->pre[s] = 0;
         c->joined[s] = 0;
@@ -521,7 +548,10 @@ long @NAME@_par(const @EL@ *in, long n, int *out, int threads) {
         cs[c].in = in;
         cs[c].lo = n * c / threads;
         cs[c].hi = n * (c + 1) / threads;
-        cs[c].first = c == 0;
+        /* the first chunk from the initial state; with one successor per state, every
+           chunk from the state its position gives (a run that stops before it stops the
+           stitching there) */
+        cs[c].from = c == 0 ? @INIT@ : __P_BLIND ? __p_after(@INIT@, cs[c].lo) : -1;
     }
     /* Each chunk's one run writes into out at MOST outputs per element before it (the
        chunks' places cannot overlap), then moves back to its place: the first chunk's is
