@@ -8,8 +8,8 @@ import random
 import z3
 
 from tracelearn.semantics.symexpr import SignExtFolds, fold_sign_ext
-from tracelearn.z3dag import (all_of, any_of, applications, assert_all, bool_ite, conjuncts, constants, define_fresh,
-                              defined_symbol, holds, names, negated, substitute)
+from tracelearn.z3dag import (all_of, any_of, applications, assert_all, bool_ite, bv_numerals, conjuncts, constants,
+                              define_fresh, defined_symbol, holds, names, negated, substitute)
 
 X = [z3.BitVec(f"w{i}", 8) for i in range(3)]
 Y = z3.BitVec("in!4", 32)
@@ -89,6 +89,23 @@ def test_names_and_substitute_agree_with_z3py():
         pairs = [(X[j], X[(j + 1) % 3] + j) for j in range(3) if rnd.random() < 0.7]
         assert substitute(t, pairs).eq(z3.substitute(t, *pairs))
     assert substitute(X[0], []) is X[0]
+
+
+def test_bv_numerals_are_those_a_tree_walk_finds():
+    rnd = random.Random(5)
+    for _ in range(200):
+        terms = [_term(rnd, rnd.randrange(0, 5)) for _ in range(3)]
+        want, todo = set(), list(terms)
+        while todo:
+            e = todo.pop()
+            if z3.is_bv_value(e):
+                want.add((e.as_long(), e.size()))
+            elif z3.is_app(e):
+                todo.extend(e.children())
+        assert bv_numerals(terms) == want
+    q = z3.ForAll([Y], z3.ULT(Y, z3.BitVecVal(7, 32)))
+    assert bv_numerals([q, z3.IntVal(3) > 2]) == {(7, 32)}  # inside a quantifier; no integers
+    assert bv_numerals([]) == set()
 
 
 def test_holds_is_evaluation_in_the_completed_model():

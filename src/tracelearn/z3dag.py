@@ -38,6 +38,35 @@ def leaves(ctx: z3.ContextObj, stack: list, visited: set[int]) -> Iterator[tuple
             yield key, None
 
 
+def bv_numerals(terms: list[z3.ExprRef]) -> set[tuple[int, int]]:
+    """The bit-vector numerals in ``terms``, as (unsigned value, width), each shared
+    subterm walked once (a learned transducer's guards share most of theirs: walked as
+    trees through z3py, a 200-move transducer's took a second)."""
+    if not terms:
+        return set()
+    ctx = terms[0].ctx_ref()
+    out: set[tuple[int, int]] = set()
+    seen: set[int] = set()
+    stack = [t.as_ast() for t in terms]
+    while stack:
+        a = stack.pop()
+        key = C.Z3_get_ast_id(ctx, a)
+        if key in seen:
+            continue
+        seen.add(key)
+        kind = C.Z3_get_ast_kind(ctx, a)
+        if kind == z3.Z3_NUMERAL_AST:
+            s = C.Z3_get_sort(ctx, a)
+            if C.Z3_get_sort_kind(ctx, s) == z3.Z3_BV_SORT:
+                out.add((int(C.Z3_get_numeral_string(ctx, a)), C.Z3_get_bv_sort_size(ctx, s)))
+        elif kind == z3.Z3_APP_AST:
+            app = C.Z3_to_app(ctx, a)
+            stack.extend(C.Z3_get_app_arg(ctx, app, i) for i in range(C.Z3_get_app_num_args(ctx, app)))
+        elif kind == z3.Z3_QUANTIFIER_AST:
+            stack.append(C.Z3_get_quantifier_body(ctx, a))
+    return out
+
+
 def names(t: z3.ExprRef) -> set[str]:
     """The names of the uninterpreted constants of ``t``."""
     ctx = t.ctx_ref()
