@@ -11,10 +11,12 @@ import z3
 from z3 import z3core as C
 
 
-def leaves(ctx: z3.ContextObj, stack: list, visited: set[int]) -> Iterator[tuple[int, object]]:
+def leaves(ctx: z3.ContextObj, stack: list, visited: set[int], numerals: list | None = None
+           ) -> Iterator[tuple[int, object]]:
     """The leaves of the DAGs on ``stack`` not in ``visited`` (added as they are met):
     (AST id, the constant's application) for a constant, (AST id, None) for a bound
-    variable or a quantifier (whose body is walked too); numerals are skipped. Items
+    variable or a quantifier (whose body is walked too); numerals are not yielded
+    (with ``numerals``, they are appended to it). Items
     the caller pushes on ``stack`` meanwhile are walked as well. Raw ASTs: the terms
     keep them alive, and a wrapper object per node would cost more than the walk."""
     while stack:
@@ -36,6 +38,8 @@ def leaves(ctx: z3.ContextObj, stack: list, visited: set[int]) -> Iterator[tuple
             yield key, None
         elif kind != z3.Z3_NUMERAL_AST:
             yield key, None
+        elif numerals is not None:
+            numerals.append(a)
 
 
 def bv_numerals(terms: list[z3.ExprRef]) -> set[tuple[int, int]]:
@@ -45,25 +49,14 @@ def bv_numerals(terms: list[z3.ExprRef]) -> set[tuple[int, int]]:
     if not terms:
         return set()
     ctx = terms[0].ctx_ref()
+    found: list = []
+    for _ in leaves(ctx, [t.as_ast() for t in terms], set(), found):
+        pass
     out: set[tuple[int, int]] = set()
-    seen: set[int] = set()
-    stack = [t.as_ast() for t in terms]
-    while stack:
-        a = stack.pop()
-        key = C.Z3_get_ast_id(ctx, a)
-        if key in seen:
-            continue
-        seen.add(key)
-        kind = C.Z3_get_ast_kind(ctx, a)
-        if kind == z3.Z3_NUMERAL_AST:
-            s = C.Z3_get_sort(ctx, a)
-            if C.Z3_get_sort_kind(ctx, s) == z3.Z3_BV_SORT:
-                out.add((int(C.Z3_get_numeral_string(ctx, a)), C.Z3_get_bv_sort_size(ctx, s)))
-        elif kind == z3.Z3_APP_AST:
-            app = C.Z3_to_app(ctx, a)
-            stack.extend(C.Z3_get_app_arg(ctx, app, i) for i in range(C.Z3_get_app_num_args(ctx, app)))
-        elif kind == z3.Z3_QUANTIFIER_AST:
-            stack.append(C.Z3_get_quantifier_body(ctx, a))
+    for a in found:
+        s = C.Z3_get_sort(ctx, a)
+        if C.Z3_get_sort_kind(ctx, s) == z3.Z3_BV_SORT:
+            out.add((int(C.Z3_get_numeral_string(ctx, a)), C.Z3_get_bv_sort_size(ctx, s)))
     return out
 
 
