@@ -148,3 +148,26 @@ def test_aims_near_given_points_land_there_about_half_the_time():
         near += m.eval(X).as_signed_long() in (39, 40, 41)
     # one aim in two is 40 +- 1 (uniform over [-255, 255] would land there 3 times in 511)
     assert 15 <= near <= 45, near
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(-9, 9), st.integers(-9, 9), st.integers(-60, 60),
+                                   st.sampled_from(["<=", "==", "!="])), min_size=1, max_size=4),
+                min_size=2, max_size=6))
+def test_one_reading_asked_many_questions_answers_each_as_a_fresh_one(questions):
+    # One reading asked question after question (its readings kept): what an earlier
+    # question asked must not constrain a later one (x > 5, then x < 3: sat both times)
+    def formula(a, b, k, op):
+        lhs = a * X + b * Y
+        return {"<=": lhs <= k, "==": lhs == k, "!=": lhs != k}[op]
+
+    shared = LinearRelaxation()
+    for q in questions:
+        cs = [formula(*row) for row in q]
+        bv = z3.Solver()
+        bv.add(cs + [X >= -100, X <= 100, Y >= -100, Y <= 100])
+        answer, model = shared.solve(cs + [X >= -100, X <= 100, Y >= -100, Y <= 100])
+        assert answer == bv.check()
+        if model is not None:
+            assert all(z3.is_true(model.eval(c, model_completion=True)) for c in cs)
+
