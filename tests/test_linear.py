@@ -155,19 +155,24 @@ def test_aims_near_given_points_land_there_about_half_the_time():
                                    st.sampled_from(["<=", "==", "!="])), min_size=1, max_size=4),
                 min_size=2, max_size=6))
 def test_one_reading_asked_many_questions_answers_each_as_a_fresh_one(questions):
-    # One reading asked question after question (its readings kept): what an earlier
-    # question asked must not constrain a later one (x > 5, then x < 3: sat both times)
+    # One reading asked question after question (its refuting solver kept): what an
+    # earlier question asked constrains no later one (x > 5, then x < 3: sat both
+    # times), and each solution is a fresh solver's (the sampler's distribution: an
+    # incremental solver's solutions are not the small ones)
     def formula(a, b, k, op):
         lhs = a * X + b * Y
         return {"<=": lhs <= k, "==": lhs == k, "!=": lhs != k}[op]
 
     shared = LinearRelaxation()
     for q in questions:
-        cs = [formula(*row) for row in q]
+        cs = [formula(*row) for row in q] + [X >= -100, X <= 100, Y >= -100, Y <= 100]
         bv = z3.Solver()
-        bv.add(cs + [X >= -100, X <= 100, Y >= -100, Y <= 100])
-        answer, model = shared.solve(cs + [X >= -100, X <= 100, Y >= -100, Y <= 100])
+        bv.add(cs)
+        answer, model = shared.solve(cs)
         assert answer == bv.check()
+        again, alone = LinearRelaxation().solve(cs)
+        assert again == answer and (model is None) == (alone is None)
         if model is not None:
             assert all(z3.is_true(model.eval(c, model_completion=True)) for c in cs)
-
+            assert [model.eval(v, model_completion=True).as_long() for v in (X, Y)] == \
+                [alone.eval(v, model_completion=True).as_long() for v in (X, Y)]

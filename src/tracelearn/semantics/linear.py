@@ -14,6 +14,14 @@ more. A refutation here proves nothing about the bit-vector query: it only decid
 much effort that query gets. Small values are tried first, as the tester's zero start;
 with a random generator (``rng``: the PAC bug search) a solution is moved towards a random
 small point, where the solver's own would sit at the end of a bound.
+
+Most questions are refuted (the flips of a recursion). A refutation does not depend on
+the solver that finds it, so one solver, kept until ``forget`` (the sampler's restarts),
+tries each question first: each formula's reading is asserted in it once, behind a
+literal, and a question assumes the literals of its formulas. Solutions come from a
+solver of the question's own, as before: an incremental solver keeps its arithmetic's
+last assignment, so its solutions are not the small ones a fresh solver gives (with
+them, Ackermann01's runs grew long and its learning ran past 60 s, from 1 s).
 """
 
 from __future__ import annotations
@@ -22,11 +30,12 @@ import random
 from dataclasses import dataclass, field
 
 import z3
+from z3 import z3core as C
 
 from ..z3dag import applications, assert_all, constants, holds
 from .bv2int import BvToInt, Untranslatable
 from .intervals import HELD_IN_RANGE
-from .solving import check_bounded
+from .solving import check_assuming, check_bounded
 
 SMALL = 255  # values tried first lie in [-SMALL, SMALL]
 AIM_TRIES = 3  # aims tried for an aimed solution (all variables, half, a quarter)
@@ -54,6 +63,18 @@ class LinearRelaxation:
     # formula id -> (the formula, kept alive; its reading with its ranges; its variables)
     _read: dict[int, tuple[z3.BoolRef, z3.BoolRef, tuple[z3.ExprRef, ...]]] = field(default_factory=dict,
                                                                                     repr=False)
+    # The solver that tries to refute each question first, and the ids of the formulas
+    # whose ``literal => reading`` it holds; formula id -> its literal (``_read`` keeps
+    # the formula, and so its id, alive)
+    _refuter: z3.Solver | None = field(default=None, repr=False)
+    _in_refuter: set[int] = field(default_factory=set, repr=False)
+    _lits: dict[int, z3.BoolRef] = field(default_factory=dict, repr=False)
+
+    def forget(self) -> None:
+        """A new refuting solver: what it may leave unknown (its resource limit) then
+        depends on the questions asked from here on only (a sampler's restart)."""
+        self._refuter = None
+        self._in_refuter.clear()
 
     def solve(self, formulas: list[z3.BoolRef], deadline: float | None = None
               ) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
@@ -64,13 +85,22 @@ class LinearRelaxation:
         if not formulas:
             return z3.unknown, None
         ctx = formulas[0].ctx
-        if self._tr is None or self._tr.ctx is not ctx or len(self._tr.cache) > MAX_TERMS:
+        # (the literals go with the readings: the refuter knows formulas by id, and an id
+        # is reused once its formula is gone)
+        if self._tr is None or self._tr.ctx is not ctx or len(self._tr.cache) > MAX_TERMS \
+                or len(self._read) >= MAX_TERMS:
             self._tr = BvToInt(ctx, relaxed=True)
             self._read.clear()
+            self._lits.clear()
+            self.forget()
         try:
-            readings = [self._reading(f) for f in formulas]
+            ids = [C.Z3_get_ast_id(ctx.ref(), f.as_ast()) for f in formulas]
+            readings = [self._reading(f, i) for f, i in zip(formulas, ids)]
         except (Untranslatable, RecursionError):
             return z3.unknown, None
+        if self._refuted(ids, readings, deadline):
+            self.refuted += 1
+            return z3.unsat, None
         # z3's SMT core at once: the default solver's preprocessing on every question took
         # 0.3 ms of z3's time even for x > 5, more than most of these questions need
         s = z3.SimpleSolver(ctx=ctx)
@@ -112,6 +142,23 @@ class LinearRelaxation:
         self.solutions += 1
         return r, model
 
+    def _refuted(self, ids: list[int], readings: list, deadline: float | None) -> bool:
+        """Does the refuting solver refute these readings?"""
+        if self._refuter is None:
+            self._refuter = z3.SimpleSolver(ctx=readings[0][1].ctx)
+            self._refuter.set("rlimit", self.rlimit)
+        s = self._refuter
+        lits = []
+        for i, (_, r, _) in zip(ids, readings):
+            lit = self._lits.get(i)
+            if lit is None:
+                lit = self._lits[i] = z3.Bool(f"__tl_read{i}", r.ctx)
+            if i not in self._in_refuter:
+                self._in_refuter.add(i)
+                assert_all(s, [z3.Implies(lit, r)])
+            lits.append(lit)
+        return check_assuming(s, lits, deadline) == z3.unsat
+
     def _aimed(self, s: z3.Solver, m: z3.ModelRef, variables: list[z3.ExprRef], small: list[z3.BoolRef],
                deadline: float | None) -> z3.ModelRef:
         """A solution moved from ``m`` towards a random small point: each variable at
@@ -139,20 +186,17 @@ class LinearRelaxation:
             chosen = rng.sample(chosen, len(chosen) // 2)
         return m
 
-    def _reading(self, f: z3.BoolRef) -> tuple[z3.BoolRef, z3.BoolRef, tuple[z3.ExprRef, ...]]:
+    def _reading(self, f: z3.BoolRef, key: int) -> tuple[z3.BoolRef, z3.BoolRef, tuple[z3.ExprRef, ...]]:
         """``f`` read over the integers, with every variable and every sum, difference,
         product, shift and extraction in it held in its range ("nothing wraps": a
         solution is then a bit-vector model too; without, the solver put gcd's inputs at
         the ends of their ranges, where 35*m - 69*n wraps), and its bit-vector
         variables. Built once per formula: a sampler's paths share most of theirs, and
         building the ranges anew for every question cost more than its answer."""
-        key = f.get_id()
         hit = self._read.get(key)
         if hit is None:
             assert self._tr is not None
             variables = tuple(c for c in constants([f]) if z3.is_bv(c))
             hit = (f, self._tr.held_in_range(f, list(variables) + applications([f], HELD_IN_RANGE)), variables)
-            if len(self._read) >= MAX_TERMS:
-                self._read.clear()
             self._read[key] = hit
         return hit

@@ -209,6 +209,8 @@ class PathTarget:
             self.solver.set("rlimit", self.rlimit)
         self._synced, self._added, self._marks = [self.nodes[0]], [0], []
         self._answered = self._model = None
+        if self.linear is not None:
+            self.linear.forget()
 
     def _sync(self) -> None:
         """Bring the solver to the current path."""
