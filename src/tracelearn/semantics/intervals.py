@@ -188,6 +188,25 @@ def _literals(formula: z3.BoolRef) -> list[tuple[int, z3.ExprRef, z3.ExprRef]]:
 
 # A condition read: (the compared terms' forms and widths, its forms ``<= 0``)
 _Condition = tuple[Form, int, Form, int, list[Form]]
+# A term that may wrap, read: (the term, kept alive; what bounds its integer reading:
+# "extract" with its operand's form and width, the lowest bit kept and its width;
+# "sdiv" with the operands' forms and the width; "product" of unknowns; "fits" with the
+# term's form and width)
+_Wrap = tuple
+
+
+def _test_of(forms: _Forms, t: z3.ExprRef) -> _Wrap:
+    """What ``WrapCheck._no_wrap`` asks of ``t``: read once (a path's questions ask
+    about the same terms, and reading them through z3py again was most of the check)."""
+    k = t.decl().kind()
+    ch = t.children()
+    if k == z3.Z3_OP_EXTRACT:  # the bits from lo up: the value shifted, narrowed
+        return t, "extract", forms.form(ch[0]), ch[0].size(), t.params()[1], t.size()
+    if k in (z3.Z3_OP_BSDIV, z3.Z3_OP_BSDIV_I):  # only INT_MIN / -1 wraps
+        return t, "sdiv", forms.form(ch[0]), forms.form(ch[1]), t.size()
+    if k == z3.Z3_OP_BMUL and not (len(ch) == 2 and any(z3.is_bv_value(c) for c in ch)):
+        return t, "product"  # of unknowns: no linear reading
+    return t, "fits", forms.form(t), t.size()
 
 
 class WrapCheck:
@@ -196,10 +215,11 @@ class WrapCheck:
 
     def __init__(self) -> None:
         self.forms = _Forms()
-        # formula id -> (the formula, kept alive; its conditions; its wrapping terms)
-        self._read: dict[int, tuple[z3.BoolRef, list[_Condition], list[z3.ExprRef]]] = {}
+        # formula id -> (the formula, kept alive; its conditions; its wrapping terms, read)
+        self._read: dict[int, tuple[z3.BoolRef, list[_Condition], list[_Wrap]]] = {}
+        self._tests: dict[int, _Wrap] = {}  # term id -> the term, read
 
-    def _reading(self, f: z3.BoolRef) -> tuple[list[_Condition], list[z3.ExprRef]]:
+    def _reading(self, f: z3.BoolRef) -> tuple[list[_Condition], list[_Wrap]]:
         hit = self._read.get(f.get_id())
         if hit is None:
             conds = []
@@ -213,9 +233,16 @@ class WrapCheck:
                     d = _sum([fx, _scale(fy, -1)])
                     le = [d, _scale(d, -1)]
                 conds.append((fx, x.size(), fy, y.size(), le))
-            hit = (f, conds, applications([f], WRAPPING))
+            tests = []
+            for t in applications([f], WRAPPING):
+                w = self._tests.get(t.get_id())
+                if w is None:
+                    w = self._tests[t.get_id()] = _test_of(self.forms, t)
+                tests.append(w)
+            hit = (f, conds, tests)
             if len(self._read) >= MAX_KEPT:
                 self._read.clear()
+                self._tests.clear()
             self._read[f.get_id()] = hit
         return hit[1], hit[2]
 
@@ -227,6 +254,7 @@ class WrapCheck:
         if len(self.forms.forms) > MAX_KEPT:
             self.forms = _Forms()
             self._read.clear()
+            self._tests.clear()
         readings = [self._reading(f) for f in formulas]
         b = _Bounds(self.forms)
         pending = [c for conds, _ in readings for c in conds]
@@ -251,13 +279,13 @@ class WrapCheck:
                 break
             if b.tighten_all(active) is None:
                 return []
-        verdict: dict[int, bool] = {}
+        verdict: dict[int, bool] = {}  # (by the read term's identity: one per term)
         out = []
-        for i, (_, terms) in enumerate(readings):
-            for t in terms:
-                ok = verdict.get(t.get_id())
+        for i, (_, tests) in enumerate(readings):
+            for w in tests:
+                ok = verdict.get(id(w))
                 if ok is None:
-                    ok = verdict[t.get_id()] = self._no_wrap(b, t)
+                    ok = verdict[id(w)] = _no_wrap(b, w)
                 if not ok:
                     out.append(i)
                     break
@@ -268,22 +296,22 @@ class WrapCheck:
         its range when read over the integers (or when they have no model)."""
         return not self.suspects(formulas)
 
-    def _no_wrap(self, b: _Bounds, t: z3.ExprRef) -> bool:
-        """``t``'s integer reading equals its bit-vector value, given its operands'."""
-        form = self.forms.form
-        k = t.decl().kind()
-        ch = t.children()
-        if k == z3.Z3_OP_EXTRACT:  # the bits from lo up: the value shifted, narrowed
-            lo_bit = t.params()[1]
-            lo, hi = b.interval(form(ch[0]))
-            return _fits((lo, hi), ch[0].size()) and _fits((lo >> lo_bit, hi >> lo_bit), t.size())
-        if k in (z3.Z3_OP_BSDIV, z3.Z3_OP_BSDIV_I):  # only INT_MIN / -1 wraps
-            lo, _ = b.interval(form(ch[0]))
-            dlo, dhi = b.interval(form(ch[1]))
-            return lo > signed_range(t.size())[0] or not dlo <= -1 <= dhi
-        if k == z3.Z3_OP_BMUL and not (len(ch) == 2 and any(z3.is_bv_value(c) for c in ch)):
-            return False  # a product of variables: no linear reading
-        return _fits(b.interval(form(t)), t.size())
+
+def _no_wrap(b: _Bounds, w: _Wrap) -> bool:
+    """The read term's integer reading equals its bit-vector value, given its operands'."""
+    kind = w[1]
+    if kind == "extract":
+        _, _, operand, width, lo_bit, size = w
+        lo, hi = b.interval(operand)
+        return _fits((lo, hi), width) and _fits((lo >> lo_bit, hi >> lo_bit), size)
+    if kind == "sdiv":
+        _, _, x, d, size = w
+        lo, _ = b.interval(x)
+        dlo, dhi = b.interval(d)
+        return lo > signed_range(size)[0] or not dlo <= -1 <= dhi
+    if kind == "product":
+        return False
+    return _fits(b.interval(w[2]), w[3])
 
 
 def cannot_wrap(formulas: list[z3.BoolRef]) -> bool:
