@@ -14,7 +14,7 @@ from typing import Callable
 
 import z3
 
-from .z3dag import names
+from .z3dag import names, signed
 
 
 class Undefined(Exception):
@@ -23,10 +23,6 @@ class Undefined(Exception):
 
 Env = dict[str, int | None]
 Fn = Callable[[Env], object]
-
-
-def _signed(v: int, w: int) -> int:
-    return v - (1 << w) if v >> (w - 1) else v
 
 
 Cache = dict[int, tuple[z3.ExprRef, Fn]]
@@ -166,13 +162,13 @@ def _build(e: z3.ExprRef, cache: Cache) -> Fn:  # noqa: C901 - one case per oper
     if k in (z3.Z3_OP_SLEQ, z3.Z3_OP_SLT, z3.Z3_OP_SGEQ, z3.Z3_OP_SGT):
         op = {z3.Z3_OP_SLEQ: int.__le__, z3.Z3_OP_SLT: int.__lt__,
               z3.Z3_OP_SGEQ: int.__ge__, z3.Z3_OP_SGT: int.__gt__}[k]
-        return lambda env: op(_signed(a(env), w0), _signed(b(env), w0))
+        return lambda env: op(signed(a(env), w0), signed(b(env), w0))
     if k in (z3.Z3_OP_ULEQ, z3.Z3_OP_ULT, z3.Z3_OP_UGEQ, z3.Z3_OP_UGT):
         op = {z3.Z3_OP_ULEQ: int.__le__, z3.Z3_OP_ULT: int.__lt__,
               z3.Z3_OP_UGEQ: int.__ge__, z3.Z3_OP_UGT: int.__gt__}[k]
         return lambda env: op(a(env), b(env))
     if k == z3.Z3_OP_SIGN_EXT:
-        return lambda env: _signed(a(env), w0) & m
+        return lambda env: signed(a(env), w0) & m
     if k == z3.Z3_OP_ZERO_EXT:
         return a
     if k == z3.Z3_OP_EXTRACT:
@@ -193,14 +189,14 @@ def _build(e: z3.ExprRef, cache: Cache) -> Fn:  # noqa: C901 - one case per oper
     if k == z3.Z3_OP_BLSHR:
         return lambda env: a(env) >> b(env) if b(env) < w else 0
     if k == z3.Z3_OP_BASHR:
-        return lambda env: (_signed(a(env), w) >> min(b(env), w)) & m
+        return lambda env: (signed(a(env), w) >> min(b(env), w)) & m
     if k in (z3.Z3_OP_BUDIV, z3.Z3_OP_BUDIV_I):
         return lambda env: (a(env) // b(env)) if b(env) else m
     if k in (z3.Z3_OP_BUREM, z3.Z3_OP_BUREM_I):
         return lambda env: (a(env) % b(env)) if b(env) else a(env)
     if k in (z3.Z3_OP_BSDIV, z3.Z3_OP_BSDIV_I):
         def sdiv(env: Env) -> int:
-            x, y = _signed(a(env), w), _signed(b(env), w)
+            x, y = signed(a(env), w), signed(b(env), w)
             if y == 0:
                 return 1 if x < 0 else m
             q = abs(x) // abs(y)
@@ -208,7 +204,7 @@ def _build(e: z3.ExprRef, cache: Cache) -> Fn:  # noqa: C901 - one case per oper
         return sdiv
     if k in (z3.Z3_OP_BSREM, z3.Z3_OP_BSREM_I):
         def srem(env: Env) -> int:
-            x, y = _signed(a(env), w), _signed(b(env), w)
+            x, y = signed(a(env), w), signed(b(env), w)
             if y == 0:
                 return a(env)
             r = abs(x) % abs(y)

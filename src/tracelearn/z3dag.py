@@ -158,6 +158,13 @@ def lit_false(t: z3.ExprRef) -> bool:
     return isinstance(t, z3.ExprRef) and C.Z3_get_bool_value(t.ctx_ref(), t.as_ast()) == z3.Z3_L_FALSE
 
 
+def signed(v: int, w: int) -> int:
+    """The two's-complement reading of ``v``'s low ``w`` bits (a numeral's, a closure's
+    unsigned value)."""
+    v &= (1 << w) - 1
+    return v - (1 << w) if v >> (w - 1) else v
+
+
 def holds(model: z3.ModelRef, formulas: list[z3.BoolRef]) -> bool:
     """Is every one of ``formulas`` true in ``model``, completed (inputs it does not
     mention get a value, kept in it)? No wrapper for the values: the path strategy asks

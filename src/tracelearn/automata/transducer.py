@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import z3
 
 from ..bvterm import TermFacts, Undefined, compile_term, window_vars  # noqa: F401 - window_vars: the automata's name for it
-from ..z3dag import any_of, assert_all, holds
+from ..z3dag import any_of, assert_all, holds, signed
 
 OUT_BITS = 32
 
@@ -40,11 +40,6 @@ class FinalMove:
 
 def window(j: int, bits: int) -> z3.BitVecRef:
     return z3.BitVec(f"w{j}", bits)
-
-
-def _signed(v: int, w: int) -> int:
-    v &= (1 << w) - 1
-    return v - (1 << w) if v >> (w - 1) else v
 
 
 @dataclass
@@ -114,7 +109,7 @@ class Transducer:
             for m in c["moves"].get(q, []):
                 try:
                     if self._fn(m.guard)(env):
-                        steps.append([_signed(self._fn(o)(env), OUT_BITS) for o in m.outputs])
+                        steps.append([signed(self._fn(o)(env), OUT_BITS) for o in m.outputs])
                         q = m.dst
                         break
                 except Undefined:
@@ -126,7 +121,7 @@ class Transducer:
         for f in c["finals"].get(q, []):
             try:
                 if self._fn(f.guard)(env):
-                    return steps + [[_signed(self._fn(o)(env), OUT_BITS) for o in f.outputs]]
+                    return steps + [[signed(self._fn(o)(env), OUT_BITS) for o in f.outputs]]
             except Undefined:
                 continue
         return steps + [[]]
@@ -271,7 +266,7 @@ def outputs_text(outputs: tuple | list, chars: bool = False, printer: "TermPrint
         run.clear()
 
     for o in outputs:
-        lit = char_literal(_signed(o.as_long(), o.size()), '"') if pr.chars and z3.is_bv_value(o) else None
+        lit = char_literal(signed(o.as_long(), o.size()), '"') if pr.chars and z3.is_bv_value(o) else None
         if lit is not None:
             run.append(lit[1:-1])
         else:
@@ -299,7 +294,7 @@ class TermPrinter:
     def operand(self, e: z3.ExprRef) -> str:
         """A side of a comparison (or a whole output): a constant as a character literal."""
         if self.chars and z3.is_bv_value(e):
-            lit = char_literal(_signed(e.as_long(), e.size()))
+            lit = char_literal(signed(e.as_long(), e.size()))
             if lit is not None:
                 return lit
         return self.atom(e)
@@ -315,7 +310,7 @@ class TermPrinter:
         if z3.is_false(e):
             return "false"
         if z3.is_bv_value(e):
-            return str(_signed(e.as_long(), e.size()))
+            return str(signed(e.as_long(), e.size()))
         k = e.decl().kind()
         if z3.is_const(e) and k == z3.Z3_OP_UNINTERPRETED:
             n = e.decl().name()
@@ -336,9 +331,9 @@ class TermPrinter:
         if k == z3.Z3_OP_BADD and len(ch) == 2:
             for a, b in ((ch[0], ch[1]), (ch[1], ch[0])):
                 if z3.is_app_of(b, z3.Z3_OP_BMUL) and b.num_args() == 2 and z3.is_bv_value(b.arg(0)) \
-                        and _signed(b.arg(0).as_long(), b.size()) == -1:
+                        and signed(b.arg(0).as_long(), b.size()) == -1:
                     return f"{self.atom(a)} - {self.atom(b.arg(1))}"
-        if k == z3.Z3_OP_BMUL and len(ch) == 2 and z3.is_bv_value(ch[0]) and _signed(ch[0].as_long(), ch[0].size()) == -1:
+        if k == z3.Z3_OP_BMUL and len(ch) == 2 and z3.is_bv_value(ch[0]) and signed(ch[0].as_long(), ch[0].size()) == -1:
             return f"-{self.atom(ch[1])}"
         if k in _COMPARE:
             return f" {_BIN[k]} ".join(self.operand(c) for c in ch)

@@ -21,6 +21,8 @@ from collections.abc import Callable
 import z3
 from z3 import z3core as C
 
+from ..z3dag import signed
+
 
 class Untranslatable(Exception):
     """A term with no exact linear-integer counterpart."""
@@ -154,8 +156,7 @@ class BvToInt:
         s = C.Z3_get_sort(c, a)
         if C.Z3_get_sort_kind(c, s) != z3.Z3_BV_SORT:
             return None
-        v, w = int(C.Z3_get_numeral_string(c, a)), C.Z3_get_bv_sort_size(c, s)
-        return v - (1 << w) if v >> (w - 1) else v
+        return signed(int(C.Z3_get_numeral_string(c, a)), C.Z3_get_bv_sort_size(c, s))
 
     def _width(self, a: object) -> int | None:
         """The width of a bit-vector term, None for another sort."""

@@ -17,6 +17,7 @@ import time
 
 from ..ir.program import Program
 from ..ir.types import IntType
+from ..z3dag import signed
 from .interpreter import Interpreter
 from .runs import InterpOptions
 from .strategies.horn import HornSystem, Predicate
@@ -87,8 +88,7 @@ def _row(p: Predicate, widths: list[int | None], args: list[int], gin: dict[str,
                 v = ret
         w = widths[i]
         if isinstance(v, int) and not isinstance(v, bool) and w is not None:
-            v &= (1 << w) - 1
-            row.append(v - (1 << w) if v >> (w - 1) else v)
+            row.append(signed(v, w))
         else:
             row.append(None)
     return tuple(row)

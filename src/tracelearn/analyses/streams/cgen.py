@@ -9,6 +9,7 @@ from ...automata.transducer import Transducer, window_vars
 from ...bvterm import compile_term
 from ...semantics.strategies.bigstep import MAX_LOOKAHEAD
 from ...semantics.symexpr import fold_sign_ext
+from ...z3dag import signed
 
 
 def run_harness(filter_file: str, function: str, bits: int) -> str:
@@ -157,8 +158,7 @@ def c_expr(e: z3.ExprRef, var: dict[str, str]) -> str:  # noqa: C901 - one case 
         return _odd(e, [], var)
     if z3.is_bv_value(e):
         w = e.size()
-        v = e.as_long()
-        v = v - (1 << w) if v >> (w - 1) else v
+        v = signed(e.as_long(), w)
         if w == 64:
             return f"({v}LL)" if v != -(1 << 63) else "(-9223372036854775807LL - 1)"
         return f"(({_t(w)}){v})" if w != 32 else (f"({v})" if v != -(1 << 31) else "(-2147483647 - 1)")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import z3
 
 from ...automata.transducer import Transducer
-from ...z3dag import bv_numerals
+from ...z3dag import bv_numerals, signed
 from .windows import at_position, outputs_differ, satisfiable, solve_input, solver
 from ...learning.symbolic_table import Letter, Observation, Word
 from ...semantics.strategies.bigstep import FilterError, FilterRunner, LookbackExceeded, StreamRun
@@ -210,4 +210,4 @@ class FilterTeacher:
 def constants_of(t: Transducer) -> list[int]:
     """The constants in the transducer's guards (signed, element width and 32-bit)."""
     guards = [m.guard for m in t.moves + t.finals]  # type: ignore[operator]
-    return sorted({v - (1 << w) if v >> (w - 1) else v for v, w in bv_numerals(guards)})
+    return sorted({signed(v, w) for v, w in bv_numerals(guards)})

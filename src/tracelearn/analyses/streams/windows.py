@@ -9,7 +9,7 @@ import z3
 
 from ...automata.transducer import window_vars
 from ...semantics.solving import at_deadline, remaining_ms
-from ...z3dag import assert_all
+from ...z3dag import assert_all, signed
 
 
 def at_position(t: z3.BoolRef, i: int, bits: int) -> z3.BoolRef | None:
@@ -116,7 +116,6 @@ def step_values(outputs: tuple, values: list[int], bits: int) -> list[list[int]]
         row = []
         for t in terms:
             e = z3.simplify(z3.substitute(at_position(t, i, bits), *env) if env else at_position(t, i, bits))
-            v, w = e.as_long(), e.size()
-            row.append(v - (1 << w) if v >> (w - 1) else v)
+            row.append(signed(e.as_long(), e.size()))
         out.append(row)
     return out

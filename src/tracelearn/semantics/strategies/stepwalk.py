@@ -19,7 +19,7 @@ from collections.abc import Callable
 import z3
 
 from ...bvterm import Fn, TermFacts, Undefined
-from ...z3dag import substitute
+from ...z3dag import signed, substitute
 from .bigstep import BigStep, Boundary, FilterError, LookbackExceeded, StepExplorer, StreamRun, SymStep, simp
 
 
@@ -167,9 +167,7 @@ class StepWalker:
         fn = self._fn(t)
         if fn is not None:
             try:
-                v = int(fn(env))  # type: ignore[call-overload]
-                w = t.size()
-                return v - (1 << w) if v >> (w - 1) else v
+                return signed(int(fn(env)), t.size())  # type: ignore[call-overload]
             except Undefined:
                 pass
         e = self._value(t, window)
