@@ -21,7 +21,7 @@ tries each question first: each formula's reading is asserted in it once, behind
 literal, and a question assumes the literals of its formulas. Solutions come from a
 solver of the question's own, as before: an incremental solver keeps its arithmetic's
 last assignment, so its solutions are not the small ones a fresh solver gives (with
-them, Ackermann01's runs grew long and its learning ran past 60 s, from 1 s).
+them, Ackermann01's runs grew long and its learning ran past 60 s, from 1-2 s).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from z3 import z3core as C
 from ..z3dag import applications, assert_all, constants, holds
 from .bv2int import BvToInt, Untranslatable
 from .intervals import HELD_IN_RANGE
-from .solving import check_assuming, check_bounded
+from .solving import check_bounded
 
 SMALL = 255  # values tried first lie in [-SMALL, SMALL]
 AIM_TRIES = 3  # aims tried for an aimed solution (all variables, half, a quarter)
@@ -157,7 +157,7 @@ class LinearRelaxation:
                 self._in_refuter.add(i)
                 assert_all(s, [z3.Implies(lit, r)])
             lits.append(lit)
-        return check_assuming(s, lits, deadline) == z3.unsat
+        return check_bounded(s, lits, deadline) == z3.unsat
 
     def _aimed(self, s: z3.Solver, m: z3.ModelRef, variables: list[z3.ExprRef], small: list[z3.BoolRef],
                deadline: float | None) -> z3.ModelRef:

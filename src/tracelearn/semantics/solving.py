@@ -130,18 +130,8 @@ def check_bounded(solver: z3.Solver, assumptions: tuple | list = (), deadline: f
     """``solver.check(*assumptions)`` in this thread, for a query a resource limit
     (``rlimit``) keeps short: a helper thread per query (``check_sat``) cost 0.4 ms of a
     0.75 ms query. z3's Ctrl-C handler is off, so an interrupt stops the work as the
-    query returns."""
-    ms = remaining_ms(deadline)
-    if ms is not None:
-        solver.set(timeout=ms)
-    solver.set(ctrl_c=False)
-    return trusted(solver, solver.check(*assumptions), assumptions)
-
-
-def check_assuming(solver: z3.Solver, assumptions: list[z3.BoolRef], deadline: float | None = None
-                   ) -> z3.CheckSatResult:
-    """``check_bounded`` for many Boolean assumptions: without z3py's cast of each (30
-    microseconds: the integer reading's refuter assumes a literal per decision of a
+    query returns. The assumptions are Boolean terms, passed without z3py's cast of each
+    (30 microseconds: the integer reading's refuter assumes a literal per decision of a
     path, 360 of them on Primes, and the casts were 90% of its time)."""
     ms = remaining_ms(deadline)
     if ms is not None:
