@@ -15,9 +15,7 @@ import z3
 
 from tracelearn.api.checking import check_run
 from tracelearn.frontend.lower import DEFAULT_CHECKS, load_program
-from tracelearn.analyses import proofs
-from tracelearn.analyses.proofs import encode
-from tracelearn.semantics import chc
+from tracelearn.analyses.proofs import ProofBudget, encode
 from tracelearn.semantics.clauses import inline, normalize
 from tracelearn.semantics.interpreter import Interpreter
 from tracelearn.semantics.runs import InterpOptions
@@ -75,19 +73,13 @@ def write(tmp_path: Path, name: str, text: str) -> str:
 
 def check(path: str, overflow: str, timeout: float = 60.0, prove: str = "chc"):
     assumed = ("overflow", "shift") if overflow == "undefined" else ()
+    # These tests are about the lemma stage: Spacer's first try alone (which proves some
+    # of these programs in its second, depending on the machine) is switched off; that try
+    # is tested in test_proofs.py. The stage gets more time than ``check`` gives it (20 s):
+    # ``mult``'s takes 10-16 s on a quiet 2-CPU machine and missed 20 s beside a benchmark
+    # run (Spacer then proved it with the lemmas found: a right verdict, another solver).
     return check_run(path, checks="error-call", data_model="ILP32", prove=prove, timeout=timeout,
-                     assumed=assumed).result
-
-
-@pytest.fixture(autouse=True)
-def lemma_stage_first(monkeypatch):
-    """These tests are about the lemma stage: Spacer's first try alone (which proves some
-    of these programs in its second, depending on the machine) is switched off. That try
-    is tested in test_proofs.py. The stage gets more time than ``check`` gives it (20 s):
-    ``mult``'s takes 10-16 s on a quiet 2-CPU machine and missed 20 s beside a benchmark
-    run (Spacer then proved it with the lemmas found: a right verdict, another solver)."""
-    monkeypatch.setattr(chc, "SPACER_FIRST_S", 0.0)
-    monkeypatch.setattr(proofs, "LEMMA_S", 60.0)
+                     assumed=assumed, proof_budget=ProofBudget(spacer_first_s=0.0, lemma_s=60.0)).result
 
 
 def holds(inv, values: dict[str, int]) -> bool:
@@ -119,7 +111,7 @@ def calls(path: str, proc: str, args: list[list[int]]) -> list[tuple[list[int], 
 @pytest.mark.parametrize("overflow", ["undefined", "wraps"])
 def test_a_product_summary_proves_commutativity(tmp_path, overflow):
     path = write(tmp_path, "mult.c", MULT)
-    res = check(path, overflow, timeout=180.0)  # (the lemma stage's share: 0.4 of it, at most LEMMA_S)
+    res = check(path, overflow, timeout=180.0)  # (the lemma stage's share: 0.4 of it, at most lemma_s)
     assert res.verdict == "true" and res.proved_by == "chc"
     assert res.proof.solver == "lemmas" and res.proof.lemmas > 0
     summary = next(i for i in res.proof.invariants if i.proc == "mult" and i.kind == "summary")

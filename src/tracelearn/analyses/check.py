@@ -24,7 +24,7 @@ from ..semantics.traces import Counterexample, extract, replay
 from ..semantics.solving import at_deadline, clear_main_interrupt, interrupt_main_context
 from .falsify import Falsifier, SearchStats
 from .kinduction import KInduction, KInductionProver
-from .proofs import PROVE_CHOICES, HornProof, ProofResult
+from .proofs import PROVE_CHOICES, HornProof, ProofBudget, ProofResult
 
 
 
@@ -66,6 +66,7 @@ class CheckOptions:
     # here: a counterexample it finds has no equation to minimize or explain over
     # (``api.check`` turns it on when the bound deepens and neither is asked for).
     bug_search: bool = False
+    proof_budget: ProofBudget = field(default_factory=ProofBudget)  # the Horn-clause proof's stages
 
 
 @dataclass
@@ -157,7 +158,7 @@ def check(program: Program, opts: CheckOptions, done: CheckProgress | None = Non
                 opts.progress("encoding the program as Horn clauses")
             # a switched-off undefined-behaviour check is a goal too: a proof must rule it out
             proof = HornProof(program, opts.checks | opts.undefined, deadline, interrupt_main_context,
-                              nice=BESIDE_NICE if done.falsifier is not None else 0)
+                              nice=BESIDE_NICE if done.falsifier is not None else 0, budget=opts.proof_budget)
             done.proof = proof
         if done.falsifier is not None:
             done.falsifier.watch()

@@ -19,15 +19,23 @@ from typing import Callable
 from ..bigstack import interrupt_until_done, run_with_big_stack
 from ..forked import ChildLost, Forked, can_fork
 from ..ir.program import Program
-from ..semantics.chc import HornAnswer, HornRun, Invariant
+from ..semantics.chc import SPACER_FIRST_S, HornAnswer, HornRun, Invariant
 from ..semantics.strategies.horn import HornEncoding
 from ..semantics.summaries import sample_summaries
 from ..semantics.symbolic import SemanticsOptions, SymbolicSemantics, SymexLimit
 from ..semantics.targets import ClauseTarget
 
 PROVE_CHOICES = ("none", "kind", "chc", "all")  # "all": every proof strategy tracelearn has
-SAMPLE_S = 2.0  # at most, for concrete calls of the procedures (facts of their summaries)
-LEMMA_S = 20.0  # at most, for the summary lemmas before Spacer runs
+
+
+@dataclass(frozen=True)
+class ProofBudget:
+    """How a Horn-clause proof shares its time between its stages (seconds, each at
+    most; the stages also get at most a share of the time left)."""
+
+    spacer_first_s: float = SPACER_FIRST_S  # Spacer alone first (0: the lemma stage first)
+    sample_s: float = 2.0  # concrete calls of the procedures (facts of their summaries)
+    lemma_s: float = 20.0  # the summary lemmas, before Spacer runs with them
 
 
 @dataclass
@@ -83,9 +91,11 @@ class HornProof:
     priority is lowered by that much."""
 
     def __init__(self, program: Program, goal_kinds: frozenset[str], deadline: float,
-                 on_proved: Callable[[], None] | None = None, nice: int = 0) -> None:
+                 on_proved: Callable[[], None] | None = None, nice: int = 0,
+                 budget: ProofBudget = ProofBudget()) -> None:
         self.program = program
         self.deadline = deadline
+        self.budget = budget
         self.on_proved = on_proved
         self._result: ProofResult | None = None
         self._thread: threading.Thread | None = None
@@ -183,7 +193,7 @@ class HornProof:
                 return early
         try:
             rows, lemma_deadline = self._samples()
-            ans = self.run.solve(self.deadline, rows, lemma_deadline)
+            ans = self.run.solve(self.deadline, rows, lemma_deadline, spacer_first_s=self.budget.spacer_first_s)
         except Exception as e:  # z3 failing inside (a limit of its own): no proof, said why
             ans = HornAnswer("unknown", f"the Horn solver failed: {e}")
         status = "stopped" if self._stopped and ans.status == "unknown" else ans.status
@@ -201,12 +211,12 @@ class HornProof:
         now = time.perf_counter()
         left = self.deadline - now
         try:
-            rows = sample_summaries(self.program, self.run.system, self.run.widths, now + min(SAMPLE_S, 0.1 * left))
+            rows = sample_summaries(self.program, self.run.system, self.run.widths, now + min(self.budget.sample_s, 0.1 * left))
         except RecursionError:  # a library model the interpreter cannot run this way: no lemmas, Spacer alone
             return None, None
         if not rows:
             return None, None
-        return rows, time.perf_counter() + min(LEMMA_S, 0.4 * (self.deadline - time.perf_counter()))
+        return rows, time.perf_counter() + min(self.budget.lemma_s, 0.4 * (self.deadline - time.perf_counter()))
 
     @property
     def proved(self) -> bool:

@@ -17,7 +17,7 @@ from ..ir.program import Program
 from ..report.check_doc import check_document
 from ..report.trace_text import reproduce_command
 from ..analyses.check import CheckOptions, CheckProgress, CheckResult, check as bmc_check
-from ..analyses.proofs import PROVE_CHOICES
+from ..analyses.proofs import PROVE_CHOICES, ProofBudget
 
 
 @dataclass
@@ -54,6 +54,7 @@ def check_run(
     assumed: Iterable[str] = (),
     units: Iterable[str] = (),
     bug_search: bool | None = None,
+    proof_budget: ProofBudget | None = None,
 ) -> CheckRun:
     """Check ``file``; ``hard_deadline`` (the CLI's) also stops phases that do not
     watch the clock, with an alarm signal (main thread only); ``undefined``: check
@@ -65,7 +66,8 @@ def check_run(
     units linked with ``file`` (C files or compilation databases); ``bug_search``: the
     concolic bug search beside the model checker (None: on when the bound deepens and
     the counterexample is neither minimized nor explained, which need the model
-    checker's equation)."""
+    checker's equation); ``proof_budget``: how the Horn-clause proof shares its time
+    between its stages (``ProofBudget``'s defaults when None)."""
     t0 = time.perf_counter()
     if bound is not None and bound < 1:
         raise OptionError("bound must be >= 1")
@@ -99,7 +101,7 @@ def check_run(
                 bug_search = bound is None and minimize == "none" and not explain
             opts = CheckOptions(bound=bound, timeout_s=max(0.001, timeout - (time.perf_counter() - t0)),
                                 checks=check_set, loop_bounds=loop_bounds, progress=progress, prove=prove,
-                                bug_search=bug_search)
+                                bug_search=bug_search, proof_budget=proof_budget or ProofBudget())
             opts.undefined = opts.undefined | ub
             opts.assumed = absent
             result = bmc_check(program, opts, done)

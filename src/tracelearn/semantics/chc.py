@@ -128,17 +128,18 @@ class HornRun:
         self.ctx.interrupt()
 
     def solve(self, deadline: float | None, rows: dict[str, list[tuple]] | None = None,
-              lemma_deadline: float | None = None) -> HornAnswer:
+              lemma_deadline: float | None = None, spacer_first_s: float = SPACER_FIRST_S) -> HornAnswer:
         """Spacer on the clauses; with ``rows`` (facts of the summaries, from concrete
-        calls) first the lemma stage until ``lemma_deadline``: candidate summary lemmas
-        checked by Houdini. Its lemmas may prove the clauses alone; else the linear ones
-        strengthen the clauses Spacer solves."""
+        calls) Spacer alone for ``spacer_first_s`` (0: not), then the lemma stage until
+        ``lemma_deadline``: candidate summary lemmas checked by Houdini. Its lemmas may
+        prove the clauses alone; else the linear ones strengthen the clauses Spacer
+        solves."""
         t0 = time.perf_counter()
         n = dict(clauses=len(self.clauses), predicates=len(self.preds), arithmetic=self.arithmetic)
         clauses, lemmas, extra = self.clauses, {}, {}
         if rows is not None and self.arithmetic == "integer":
-            if SPACER_FIRST_S > 0:
-                first = t0 + SPACER_FIRST_S
+            if spacer_first_s > 0:
+                first = t0 + spacer_first_s
                 answer = self._spacer(clauses, {}, first if deadline is None else min(first, deadline), t0, n, {})
                 if answer.status != "unknown" or at_deadline(deadline):
                     return answer
