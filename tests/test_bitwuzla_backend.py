@@ -10,8 +10,10 @@ import z3
 from hypothesis import given, settings, strategies as st
 
 from tracelearn.api.checking import check_run
+from tracelearn.frontend.lower import DEFAULT_CHECKS, load_program
 from tracelearn.semantics import bitwuzla_backend
 from tracelearn.semantics.bitwuzla_backend import BitwuzlaSession, BitwuzlaWorker, Portable, check_bitwuzla
+from tracelearn.semantics.bmc import Encoding
 from tracelearn.z3dag import holds, smtlib
 
 pytestmark = pytest.mark.skipif(not bitwuzla_backend.available(), reason="bitwuzla not installed")
@@ -259,3 +261,22 @@ def test_a_session_answers_as_z3_while_its_formula_grows() -> None:
                 w.close()  # the process is gone: the next query starts a new one, and the session again
         assert w.started == 2 and session.usable and asked == 24
         session.close()
+
+
+def test_an_encoding_moved_past_ends_its_formula_in_the_process(tmp_path) -> None:
+    """An analysis that moves on to another encoding (``check``'s next bound) ends the
+    last one's session: the process no longer keeps its formula. (Asked through
+    ``_bitwuzla`` directly: z3's incremental core answers this program's queries first.)"""
+    f = tmp_path / "bug.c"
+    f.write_text(BUG)
+    program = load_program(str(f), "ILP32", checks=DEFAULT_CHECKS | {"error-call"})
+    with BitwuzlaWorker() as w:
+        enc = Encoding(program, 256, bitwuzla=w)
+        goal = z3.Or(*[s.violation for s in enc.checks(frozenset({"error-call"}))])
+        got = enc._bitwuzla([enc.literal(goal)], None)
+        assert got is not None and got[0] == z3.sat
+        sid = enc._session._id
+        assert w.ask("(assert true)", None, None, session=sid, assume=[])["result"] == "sat"  # kept: asked again
+        enc.close_session()
+        assert w.ask("(assert true)", None, None, session=sid, assume=[]) == {"result": "error", "why": "no such session"}
+        assert enc._bitwuzla([enc.literal(goal)], None)[0] == z3.sat  # a later query starts it again

@@ -288,6 +288,8 @@ def _bmc(program: Program, opts: CheckOptions, done: CheckProgress, deadline: fl
         ub = _switched_off_violation(enc, opts.checks, opts.undefined, stats)
         if ub is not None:
             return CheckResult("unknown", b, None, stats, ub, approximations, enc)
+        if last_enc is not None:  # (only the last bound's encoding is reported)
+            last_enc.close_session()
         last_done, last_enc = b, enc
         done.last_done = b
         if opts.assumed and not done.assumptions:

@@ -211,6 +211,13 @@ class Encoding:
         self.stats.bitblast_calls += 1
         return r, model, self.bitblast.reason_unknown() if r == z3.unknown else ""
 
+    def close_session(self) -> None:
+        """Ends this encoding's formula in Bitwuzla's process (called when an analysis
+        moves on to another encoding; a later query would start it again)."""
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+
     def _query_deadline(self) -> float | None:
         """When a query asked now must end: the analysis's deadline, else the per-query
         time limit from now (Bitwuzla's wait takes a deadline only)."""

@@ -201,6 +201,8 @@ def _explain(program: Program, opts: ExplainOptions, bitwuzla: BitwuzlaWorker) -
             back = shown.has_edges_from_accepting()
             runs.append(BoundRun(b, bwl, shown.num_states, changed, back, time.perf_counter() - r0,
                                  stats.membership_asked - m0, teacher.stats.solver_calls - c0))
+            if final_teacher is not None and final_teacher is not teacher:  # (the last one answers witnesses)
+                final_teacher.enc.close_session()
             final, final_teacher, fb, fbwl = dfa, teacher, b, bwl
             # pv's rule (Fig. 17), except that an empty automaton does not count as
             # converged: a longer bound may still reach the target.
