@@ -809,3 +809,38 @@ def test_the_remembered_runs_are_bounded_by_the_decisions_they_hold(tmp_path, mo
         sampler.batch(i)
         held = sum(len(s.run.decisions) for s in sampler.made.values())
         assert held == sampler._made_decisions and (held <= 12 or len(sampler.made) == 1)
+
+
+def test_html_report_and_json_give_each_letter_of_the_bugs_vector_at_its_source_condition(tmp_path, capsys):
+    """BUG_LOOP fails only when all three iterations count (x > i && y == 7) and x >= 100:
+    its vector is the loop's condition and the counted one, three times, the loop's exit
+    and the failed assertion, whatever inputs the witness has."""
+    path = tmp_path / "bug.c"
+    path.write_text(BUG_LOOP)
+    page = tmp_path / "bug.html"
+    assert main(["pac", str(path), "--json", "--quiet", "--html", str(page)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    w = doc["witness"]
+    line8 = BUG_LOOP.splitlines()[7]
+    loop, counted = f"{path}:8:{line8.index('i < 3') + 1}", f"{path}:8:{line8.index('y == 7') + 1}"
+    assert w["decision_sites"][:-1] == [loop, counted] * 3 + [loop]
+    assert w["decision_sites"][-1].startswith(f"{path}:9:") and w["decision_vector"] == "11111100"
+    assert set(w["decision_sites"]) <= set(doc["decisions"]["ids"])
+    text = page.read_text()
+    assert "PAC verification of" in text and ": BUG</h1>" in text and "confirmed" in text
+    assert text.count("<tr><td>7</td><td>0</td>") == 1  # the last letter's row: the failed assertion
+    assert "<span id='L9' class='hl'>" in text  # the assertion's line marked as a decision
+
+
+def test_html_report_of_a_pac_correct_program_draws_its_automaton(tmp_path, capsys):
+    path = tmp_path / "safe.c"
+    path.write_text(SAFE_RECURSIVE)
+    page = tmp_path / "safe.html"
+    assert main(["pac", str(path), "--json", "--quiet", "--html", str(page)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    text = page.read_text()
+    assert doc["verdict"] == "pac-correct" and ": PAC-CORRECT</h1>" in text
+    assert f"feasible decision vectors: {doc['automaton_states']} states" in text and "<svg" in text
+    assert "confidence delta = 0.9" in text and "error probability 0.1" in text
+    assert main(["pac", str(path), "--quiet", "--html", str(path)]) == 2  # never over the input
+    assert path.read_text() == SAFE_RECURSIVE

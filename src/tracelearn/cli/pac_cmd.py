@@ -4,6 +4,7 @@ feasible error)."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from ..analyses.pac.driver import PAC_LEARNERS
 from ..api.options import add_frontend_options, count, positive, probability, seconds
@@ -12,6 +13,7 @@ from ..api.pac_verification import pac_file, pac_reuse_file
 from ..errors import OptionError
 from ..automata.dot import to_dot
 from ..report.jsonout import dumps as json_text
+from ..report.pac_html import pac_html
 from ..report.playback import write_playback
 from ..report.sarif import sarif_document
 from ..report.witness import specification, witness_yaml
@@ -72,6 +74,9 @@ def add_parsers(sub) -> None:
     o.add_argument("--json", action="store_true", help="print one JSON object")
     o.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
     o.add_argument("--dot", metavar="FILE", help="write the learned automaton as DOT")
+    o.add_argument("--html", metavar="FILE",
+                   help="write a self-contained HTML report: the verdict, its guarantee and distribution, a bug's "
+                        "decision vector at its source conditions, the automaton drawn")
     o.add_argument("--sarif", metavar="FILE", help="write a found bug as SARIF")
     o.add_argument("--witness", metavar="FILE",
                    help="write a found bug as an SV-COMP violation witness (YAML, format 2.0)")
@@ -81,12 +86,15 @@ def add_parsers(sub) -> None:
 
 
 def run(args) -> int:
-    for opt in ("dot", "sarif", "witness"):
+    for opt in ("dot", "html", "sarif", "witness"):
         preflight(getattr(args, opt), f"--{opt}", [args.file])
     preflight(args.playback, "--playback", [args.file], directory=True)
     if (args.model is None) != (args.property is None):
         raise OptionError("--model and --property go together (a saved model and the property to check on it)")
     if args.model is not None:
+        if args.dot or args.html:
+            raise OptionError("--dot and --html write the model a learning run makes: not with --model "
+                              "(the model is that file; --json gives the property's verdict and witness)")
         return run_reuse(args)
     with Progress(enabled=not args.quiet) as progress:
         r = pac_file(args.file, epsilon=args.epsilon, delta=args.delta, batch=args.batch, learner=args.learner,
@@ -98,6 +106,10 @@ def run(args) -> int:
     res, doc = r.result, r.doc
     if args.dot and res.automaton is not None:
         write_output(args.dot, to_dot(res.automaton, name="decisions"), "--dot")
+    if args.html:
+        sources = (r.program.sources.get(args.file) if r.program is not None else None) or \
+            Path(args.file).read_text(errors="replace").splitlines()
+        write_output(args.html, pac_html(doc, res.automaton, sources), "--html")
     if res.counterexample is not None and r.program is not None:
         write_bug(args, r.program, res.counterexample, doc["data_model"])
     print(json_text(doc) if args.json else summary_text(doc))

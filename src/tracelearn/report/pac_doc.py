@@ -18,6 +18,7 @@ def pac_document(r: PacResult, file: str, data_model: str, options: dict) -> dic
     if r.counterexample is not None:
         witness = r.counterexample.to_json()
         witness["decision_vector"] = _bits(r.vector)
+        witness["decision_sites"] = r.vector_sites  # each letter's decision (file:line:col), None: not known
         witness["found_by"] = r.found_by
     a = r.automaton
     return {

@@ -16,6 +16,9 @@ from ...ir.transform import copy_program
 from ...learning.lazy import learn
 from ...learning.learner import LearningError
 from ...learning.queries import QueryStats
+from ...semantics.inputs import InputSource
+from ...semantics.interpreter import Interpreter
+from ...semantics.runs import InterpOptions
 from ...semantics.strategies.concolic import ConcolicSampler, SamplerStats
 from ...semantics.traces import Counterexample
 from ..bug_search import Undecided, bug_searcher, explorer_factory, tester
@@ -55,6 +58,7 @@ class PacResult:
     automaton: DFA | None = None
     counterexample: Counterexample | None = None
     vector: tuple[bool, ...] | None = None
+    vector_sites: list[str] | None = None  # the decision (source condition) of each letter of ``vector``
     found_by: str = ""
     queries: QueryStats = field(default_factory=QueryStats)
     pac: PacStats = field(default_factory=PacStats)
@@ -118,6 +122,7 @@ def verify(program: Program, options: PacOptions, progress: Callable[[str], None
     except BugFound as bug:
         result.verdict, result.counterexample = "bug", bug.counterexample
         result.vector, result.found_by = bug.vector, bug.found_by
+        result.vector_sites = vector_sites(prog, alphabet, bug.counterexample, bug.vector, opt.kinds)
     except Undecided as u:
         # A solver stopped by the time limit answers unknown: that is the timeout
         late = deadline is not None and time.perf_counter() >= deadline - 0.1
@@ -134,3 +139,13 @@ def verify(program: Program, options: PacOptions, progress: Callable[[str], None
         if result.verdict == "unknown" and conjectures:
             result.automaton = conjectures[-1]  # the last conjecture: no guarantee
     return result
+
+
+def vector_sites(prog: Program, alphabet: DecisionAlphabet, cex: Counterexample, vector: tuple[bool, ...],
+                 kinds: frozenset[str]) -> list[str] | None:
+    """The decision each letter of a bug's ``vector`` was made at, from the interpreter's
+    run of its witness's inputs (``prog``: assertions rewritten as decisions); None where
+    that run makes another vector (it does not, when the witness replays)."""
+    it = Interpreter(prog, InterpOptions(checks=kinds, record_decisions=True, max_steps=20_000_000))
+    made = alphabet.made(it.run(InputSource(list(cex.input_values), seed=0), argv=None).decisions, len(vector))
+    return [d for d, _ in made] if tuple(a for _, a in made) == tuple(vector) else None
