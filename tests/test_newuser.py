@@ -69,6 +69,17 @@ def test_inline_assembly_is_refused(tmp_path, capsys, stmt):
     assert "a.c:3:3: unsupported construct: inline assembly" in err
 
 
+@pytest.mark.parametrize("command", [["check"], ["pac", "--timeout", "30"], ["explain"]])
+def test_setjmp_is_refused_not_a_made_up_bug(tmp_path, capsys, command):
+    """setjmp without a body returned any value: ``if (setjmp(env)) assert(0);``, which
+    cannot fail (gcc's run exits 0), was a confirmed bug."""
+    path = write(tmp_path, "j.c", "#include <setjmp.h>\n#include <assert.h>\njmp_buf env;\n"
+                                  "int main(void) {\n  if (setjmp(env)) { assert(0); }\n  return 0;\n}\n")
+    code, out, err = cli([command[0], path, *command[1:]], capsys)
+    assert code == 2 and out == ""
+    assert "j.c:5:" in err and "unsupported construct: a non-local jump" in err  # (glibc: a macro, _setjmp)
+
+
 def test_asm_labels_of_declarations_are_kept_harmless(tmp_path):
     path = write(tmp_path, "l.c", 'int g(int) __asm__("" "g2");\nint main(void){ return 0; }\n')
     assert verdict(path)["verdict"] == "true"

@@ -532,6 +532,14 @@ def load_program(
     return program
 
 
+# Functions whose calls return more than once or not at all (setjmp.h, ucontext.h):
+# without a body they would return any value, so a setjmp could "return 1" with no
+# longjmp, a bug no run has.
+NON_LOCAL_JUMPS = frozenset({"setjmp", "_setjmp", "__setjmp", "sigsetjmp", "__sigsetjmp", "longjmp", "_longjmp",
+                             "siglongjmp", "__longjmp_chk", "getcontext", "setcontext", "swapcontext",
+                             "makecontext"})
+
+
 def assemble(low: Lowerer, std: StdTypes, entry: str, checks: frozenset[str]) -> Program:
     procedures = dict(low.procedures)
     procedures[INIT_PROC] = low.finish_init()
@@ -539,6 +547,12 @@ def assemble(low: Lowerer, std: StdTypes, entry: str, checks: frozenset[str]) ->
     called = called_names(procedures)
     externs = {n: low.func_types.get(n, FunctionType(std.int, (), False, False))
                for n in sorted(called) if n not in procedures}
+    jumps = sorted(n for n in externs if n in NON_LOCAL_JUMPS)
+    if jumps:
+        call = next(s for p in procedures.values() for b in p.blocks for s in b.stmts
+                    if isinstance(s, Call) and s.callee in jumps)
+        raise UnsupportedError(f"unsupported construct: a non-local jump ({call.callee}): a nondeterministic "
+                               "value in its place would make up runs the program cannot make", str(call.loc))
     for n in externs:
         # A bundled header's functions are the engines' library models (registry:
         # semantics/library.py); an implicit declaration was warned about already.

@@ -1,5 +1,7 @@
 """Properties of filters from their learned transducers: equivalence of two filters,
-idempotence (f.f = f), commutativity (f.g = g.f), inverse (g.f = id). A composition
+idempotence (f.f = f), commutativity (f.g = g.f), inverse (g.f = id), and output
+inclusion (f never writes a given sequence: the pre-image of the outputs holding it
+is empty). A composition
 is learned as a filter of its own: the C pipeline of the first filter's transducer
 feeding the second filter's code (``cgen.pipeline_source``), so every model used is
 one ``learn-filter`` proved (or the answer says it was not).
@@ -8,17 +10,24 @@ Two deterministic transducers are compared step by step (a product, breadth firs
 the first difference found is on a shortest input). A difference in one step is a
 candidate; it is an answer only if the two whole outputs on that input differ (a
 filter may write the same output a step later), else the comparison is ``unknown``.
-Every "no" is replayed: the filters run in the interpreter on the witness."""
+Every "no" is replayed: the filters run in the interpreter on the witness.
+
+Both searches step every transition whose guard some window satisfies, whatever the
+steps before said of that window (an over-approximation when the lookback is over 0):
+a "yes" holds for every input, a "no" is an input the transducer runs, and a step no
+input reaches leaves the answer unknown."""
 
 from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import z3
 
-from ...automata.transducer import Move, Transducer, window_vars
+from ...automata.transducer import Move, Transducer, window, window_vars
+from ...z3dag import substitute
 from .windows import outputs_differ, path_input, satisfiable
 
 
@@ -126,3 +135,153 @@ def _sat(f: z3.BoolRef, res: Comparison, deadline: float | None) -> bool:
         raise TimeoutError("time limit")
     res.solver_calls += 1
     return satisfiable(f, deadline)
+
+
+@dataclass
+class Search:
+    status: str  # "never" | "writes" | "unknown"
+    witness: list[int] | None = None
+    reason: str = ""
+    nodes: int = 0
+    solver_calls: int = 0
+
+
+def _kmp(pattern: list[int]) -> Callable[[int, int], int]:
+    """The matcher of ``pattern``: how much of it the outputs end with, after one more."""
+    fail = [0] * len(pattern)
+    j = 0
+    for i in range(1, len(pattern)):
+        while j and pattern[i] != pattern[j]:
+            j = fail[j - 1]
+        if pattern[i] == pattern[j]:
+            j += 1
+        fail[i] = j
+
+    def step(s: int, v: int) -> int:
+        if s == len(pattern):
+            s = fail[s - 1]
+        while s and pattern[s] != v:
+            s = fail[s - 1]
+        return s + 1 if pattern[s] == v else 0
+    return step
+
+
+def _contains(out: list[int] | None, pattern: list[int]) -> bool:
+    n = len(pattern)
+    return out is not None and any(out[i:i + n] == pattern for i in range(len(out) - n + 1))
+
+
+# Past this many contexts (what the last steps said of the window) at one search node,
+# the node is searched once more without one, which covers them all.
+CONTEXTS = 16
+
+
+def writes(t: Transducer, pattern: list[int], max_nodes: int = 100_000, deadline: float | None = None) -> Search:
+    """Does some input make ``t`` write ``pattern`` (consecutive output values)? Breadth
+    first over (state, window places defined, how much of the pattern the outputs end
+    with, what the last ``lookback`` steps said of the window): the witness found first
+    is a shortest one the search reaches. An output term splits the search by the
+    values the matcher tells apart (the pattern's own, and any other). A query the
+    solver leaves undecided by ``deadline`` raises TimeoutError."""
+    if not pattern:
+        raise ValueError("an empty sequence is written by every filter")
+    step = _kmp(pattern)
+    n = len(pattern)
+    res = Search("unknown")
+    values = sorted(set(pattern))
+    s0 = 0
+    for v in t.initial_output:
+        s0 = step(s0, v)
+        if s0 == n:
+            return _found(t, pattern, [], res) or res
+    k = t.lookback
+    start = (t.initial, 0, s0)
+    # a node's context: the conditions of its last k steps (None: searched without one)
+    queue: deque[tuple[tuple[int, int, int], tuple, bool]] = deque([(start, (), True)])
+    contexts: dict[tuple[int, int, int], set] = {start: {()}}
+    unreached = 0
+
+    def branches(s: int, outs: tuple) -> list[tuple[list[z3.BoolRef], int, bool]]:
+        # (conditions on the output terms, matcher state, whether the pattern was written)
+        todo: list[tuple[list[z3.BoolRef], int, int]] = [([], s, 0)]
+        done = []
+        while todo:
+            cond, at, i = todo.pop()
+            if i == len(outs):
+                done.append((cond, at, False))
+                continue
+            o = outs[i]
+            if z3.is_bv_value(o):
+                nxt = [(cond, step(at, o.as_signed_long()))]
+            else:
+                nxt = [(cond + [o == v], step(at, v)) for v in values]
+                nxt.append((cond + [o != v for v in values], 0))  # a value not in the pattern: none of it
+            for c, a in nxt:
+                if a == n:
+                    done.append((c, a, True))
+                else:
+                    todo.append((c, a, i + 1))
+        return done
+
+    def context(conds: tuple) -> list[z3.BoolRef]:
+        # the last k steps' conditions, over this step's window (w<j> of the step i back is w<j+i> here)
+        out = []
+        for i in range(1, min(k, len(conds)) + 1):
+            c = conds[-i]
+            out.append(substitute(c, [(window(j, t.bits), window(j + i, t.bits)) for j in window_vars(c)]))
+        return out
+
+    def candidate(conds: tuple, ctx: list[z3.BoolRef], last: z3.BoolRef, length: int) -> bool:
+        nonlocal unreached
+        if not _sat(z3.And(*ctx, last), res, deadline):
+            return False
+        if _found(t, pattern, path_input(list(conds) + [last], t.bits, length), res) is None:
+            unreached += 1
+            return False
+        return True
+
+    while queue:
+        (q, d, s), conds, with_context = queue.popleft()
+        res.nodes += 1
+        ctx = context(conds) if with_context else []
+        for g, outs in _finals(t, q, d):
+            for cond, _, hit in branches(s, outs):
+                if hit and candidate(conds, ctx, z3.And(g, *cond), len(conds)):
+                    return res
+        for m in t.out_of(q):
+            e = _enabled(m.guard, m.outputs, d)
+            if z3.is_false(e):
+                continue
+            for cond, a, hit in branches(s, m.outputs):
+                c = z3.And(e, *cond)
+                if hit:
+                    if candidate(conds, ctx, c, len(conds) + 1):
+                        return res
+                    continue
+                nxt = (m.dst, min(d + 1, k), a)
+                seen = contexts.setdefault(nxt, set())
+                if None in seen:
+                    continue  # searched without a context: that covers this one
+                key = tuple(x.get_id() for x in (conds + (c,))[-k:]) if k else ()
+                if key in seen or not _sat(z3.And(*ctx, c), res, deadline):
+                    continue
+                if sum(len(v) for v in contexts.values()) >= max_nodes:
+                    res.reason = f"more than {max_nodes} search nodes"
+                    return res
+                free = len(seen) >= CONTEXTS
+                seen.add(None if free else key)
+                queue.append((nxt, conds + (c,), not free))
+    if unreached:
+        res.reason = (f"{unreached} step(s) writing it that no input found reaches (the search over-approximates "
+                      "what the window holds)")
+        return res
+    res.status = "never"
+    return res
+
+
+def _found(t: Transducer, pattern: list[int], witness: list[int] | None, res: Search) -> list[int] | None:
+    """``witness`` when the transducer, run on it, writes ``pattern`` (then ``res`` says so)."""
+    if witness is None or not _contains(t.run(witness), pattern):
+        return None
+    res.status, res.witness = "writes", witness
+    return witness
