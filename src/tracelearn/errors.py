@@ -8,10 +8,11 @@ class TracelearnError(Exception):
 
     ``where`` is ``file:line:col`` when the problem has a source location."""
 
-    def __init__(self, message: str, where: str | None = None) -> None:
+    def __init__(self, message: str, where: object | None = None) -> None:
         super().__init__(message)
         self.message = message
-        self.where = where
+        # (a SourceLoc given by an analysis is kept as its text: the JSON error document has it)
+        self.where = None if where is None else str(where)
 
     def __str__(self) -> str:
         return f"{self.where}: {self.message}" if self.where else self.message

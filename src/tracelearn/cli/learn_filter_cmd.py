@@ -4,6 +4,7 @@ stream filter (Sigma*)."""
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..api.options import positive, seconds
 from ..api.streams import array_code, learn_filter_file
@@ -83,6 +84,10 @@ def run(args) -> int:
         from ..report.filter_html import filter_html
         write_output(args.html, filter_html(doc, t), "--html")
     print(json_text(doc) if args.json else summary_text(doc))
-    if args.array_c:
-        write_output(args.array_c, array_code(r, args.function), "--array-c")  # after the result: never lost
+    if args.array_c:  # after the result, a warning when not written: --json's reader gets one document
+        if r.result.transducer is None or not r.result.complete:
+            print(f"tracelearn: warning: --array-c {args.array_c}: not written: the transducer is not proved "
+                  f"equal to the filter ({r.result.reason or 'nothing learned'})", file=sys.stderr)
+        else:
+            write_output(args.array_c, array_code(r, args.function), "--array-c")
     return 0

@@ -13,6 +13,7 @@ from ...frontend.lower import DEFAULT_CHECKS, load_program
 from ...semantics.inputs import InputRecord, InputSource, coerce_input
 from ...semantics.interpreter import Interpreter
 from ...semantics.runs import InterpOptions
+from ...semantics.strategies.bigstep import FilterError
 from .cgen import GCC_PRELUDE, run_harness
 
 
@@ -61,9 +62,10 @@ class FilterReplay:
         it = self._interpreter  # one for every run: it compiles the procedures once
         it.opt.stdout, it.opt.max_steps = out, max_steps
         r = it.run(StreamInputs(values, str(self.harness)))
-        if r.status not in ("ok",):
-            raise RuntimeError(f"the filter's run in the interpreter ended with {r.status}: "
-                               f"{r.violation.message if r.violation else r.note}")
+        if r.status != "ok":  # the filter's own fault (a division by zero, say), or a run too long
+            what = f"{r.violation.kind}: {r.violation.message}" if r.violation else f"{r.status}: {r.note}"
+            raise FilterError(f"the filter's run on input {values} in the interpreter fails ({what}): "
+                              "a filter must write an output for every input", r.violation.loc if r.violation else None)
         return [int(x) for x in out.getvalue().split()]
 
     def gcc(self, inputs: list[list[int]], flags: tuple[str, ...] = ("-O2", "-fwrapv")) -> list[list[int]] | None:
