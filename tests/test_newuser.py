@@ -80,6 +80,17 @@ def test_setjmp_is_refused_not_a_made_up_bug(tmp_path, capsys, command):
     assert "j.c:5:" in err and "unsupported construct: a non-local jump" in err  # (glibc: a macro, _setjmp)
 
 
+@pytest.mark.parametrize("args", [["pac", "--epsilon", "0"], ["check", "--bound", "-1"],
+                                  ["learn-filter", "--function", "f", "--lookback", "-1"]])
+def test_an_option_argparse_refuses_still_gives_json_its_document(tmp_path, capsys, args):
+    path = write(tmp_path, "p.c", "int main(void) { return 0; }\n")
+    code, out, err = cli([args[0], path, *args[1:], "--json"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    doc = json.loads(out)
+    assert doc["command"] == args[0] and doc["error"]["kind"] == "OptionError"
+    assert args[-2] in doc["error"]["message"]
+
+
 def test_asm_labels_of_declarations_are_kept_harmless(tmp_path):
     path = write(tmp_path, "l.c", 'int g(int) __asm__("" "g2");\nint main(void){ return 0; }\n')
     assert verdict(path)["verdict"] == "true"
@@ -183,14 +194,18 @@ def test_null_dereference_message_is_the_same_in_both_engines(tmp_path, capsys):
     ["explain", "{c}", "--dot", "{c}"],
     ["run", "{c}", "--inputs", "nan,inf"],
     ["run", "{c}", "--max-steps", "-5"],
+    ["pac", "{dir}"],
+    ["fuse", "{c}", "--function", "f", "--with", "g", "--name", "int"],
+    ["fuse", "{c}", "--function", "f", "--with", "g", "--check", "-5"],
 ])
 def test_user_mistakes_are_one_line_and_exit_2(tmp_path, capsys, args):
     src = write(tmp_path, "c.c", "#include <stddef.h>\nint main(void){ int *p = NULL; "
                 "int c = __VERIFIER_nondet_int(); if (c) return *p; return 0; }\n")
     before = Path(src).read_text()
-    code, out, err = cli([a.replace("{c}", src) for a in args], capsys)
+    code, out, err = cli([a.replace("{c}", src).replace("{dir}", str(tmp_path)) for a in args], capsys)
     assert code == 2, err
     assert err.startswith("tracelearn: error:") and err.count("\n") == 1
+    assert "{dir}" not in args or "is a folder, not a C file" in err
     assert Path(src).read_text() == before  # never overwrites an input
 
 

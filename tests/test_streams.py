@@ -714,3 +714,45 @@ def test_two_filters_of_one_name_in_two_files_are_told_apart(tmp_path):
     assert doc["holds"] is False and w["input"] == [ord("a")] and w["replay"] == "confirmed"
     assert w["left"] == {"pipeline": ["a.c:f"], "output": [ord("a")]}
     assert w["right"] == {"pipeline": ["b.c:f"], "output": [ord("b")]}
+
+
+@pytest.mark.parametrize("body, message", [
+    ("int c = tl_in(); double d = c * 1.5; tl_out((int)d);", "not supported in transducer terms"),
+    ("int c = tl_in(); tl_out(100 / (c - 'a'));", "fails (div-by-zero"),
+])
+def test_a_filter_outside_the_terms_or_failing_is_refused_with_its_place(tmp_path, capsys, body, message):
+    """Both were internal errors (a ValueError of the term compiler; the interpreter's
+    division by zero in the differential check)."""
+    path = tmp_path / "f.c"
+    path.write_text("#include <tracelearn.h>\nvoid f(void) {\n  while (1) { " + body + " }\n}\n")
+    rc = main(["learn-filter", str(path), "--function", "f", "--json", "--quiet"])
+    out, err = capsys.readouterr()
+    assert "internal error" not in err and "Traceback" not in err
+    doc = json.loads(out)
+    if rc == 2:  # refused: the error document
+        assert message in doc["error"]["message"] and doc["error"]["where"].startswith(str(path))
+    else:  # learned, then the interpreter's run failed: the model is kept, not complete
+        assert rc == 0 and doc["complete"] is False and message in doc["reason"]
+        assert doc["differential"]["disagreement"]["input"] and doc["transducer"] is not None
+
+
+def test_a_function_with_parameters_is_not_a_filter(tmp_path, capsys):
+    path = tmp_path / "g.c"
+    path.write_text("#include <tracelearn.h>\nint add(int a, int b) { return a + b; }\n")
+    assert main(["learn-filter", str(path), "--function", "add"]) == 2
+    assert f"{path}:2:5: a filter takes no parameters" in capsys.readouterr().err
+
+
+def test_a_property_whose_filter_has_no_model_in_time_is_unknown(tmp_path, monkeypatch):
+    """It was an OptionError (exit 2, as for a bad option); the other commands say
+    unknown at their time limit, with the document."""
+    import tracelearn.api.streams as api
+    from tracelearn.analyses.streams.driver import LearnResult
+
+    def no_model(program, opts, progress=None, result=None):
+        result.reason = "time limit"
+        return result
+    monkeypatch.setattr(api, "learn", no_model)
+    doc = api.filter_property("idempotent", str(STREAMS / "diff.c"), function="diff_encode", timeout=30)
+    assert doc["holds"] is None and "no transducer learned (time limit)" in doc["reason"]
+    assert doc["models"][0]["complete"] is False and doc["witness"] is None

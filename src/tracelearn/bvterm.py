@@ -17,6 +17,10 @@ import z3
 from .z3dag import names, signed
 
 
+class UnsupportedTerm(ValueError):
+    """A term outside the transducers' bit-vector terms (floating point, say)."""
+
+
 class Undefined(Exception):
     """A window variable before the stream's start was read."""
 
@@ -210,4 +214,4 @@ def _build(e: z3.ExprRef, cache: Cache) -> Fn:  # noqa: C901 - one case per oper
             r = abs(x) % abs(y)
             return (-r if x < 0 else r) & m
         return srem
-    raise ValueError(f"operator {e.decl().name()} is not supported in transducer terms")
+    raise UnsupportedTerm(f"operator {e.decl().name()} is not supported in transducer terms")

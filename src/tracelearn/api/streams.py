@@ -4,6 +4,7 @@ a stream filter written in C (Sigma*)."""
 from __future__ import annotations
 
 import ctypes
+import functools
 import random
 import tempfile
 import time
@@ -17,10 +18,12 @@ from ..analyses.streams.properties import Comparison, compare, identity
 from ..analyses.streams.replay import FilterReplay
 from ..analyses.streams.teacher import constants_of
 from ..automata.transducer import Transducer
-from ..errors import OptionError, TracelearnError
+from ..bvterm import UnsupportedTerm
+from ..errors import OptionError, TracelearnError, UnsupportedError
 from ..frontend.lower import DEFAULT_CHECKS, load_program
 from ..report.check_doc import SCHEMA_VERSION
 from ..report.filter_doc import filter_document
+from ..frontend.parser import is_identifier
 from ..semantics.strategies.bigstep import Element, FilterError, lookahead_of
 from .deadline import CommandTimeout, watchdog
 
@@ -31,6 +34,23 @@ class FilterRun:
     result: LearnResult
 
 
+def _bit_vector_terms(file_arg: int) -> Callable:
+    """A term the transducers cannot hold (floating point, say) met by the analysis: an
+    unsupported construct of the filter (its file: positional argument ``file_arg``)."""
+    def wrap(f: Callable) -> Callable:
+        @functools.wraps(f)
+        def call(*args, **kwargs):  # noqa: ANN002, ANN003 - the wrapped function's
+            try:
+                return f(*args, **kwargs)
+            except UnsupportedTerm as e:
+                raise UnsupportedError(f"'{kwargs.get('function')}': {e}: a guard or output outside the "
+                                       "transducers' terms (integer terms of the input; no floating point)",
+                                       args[file_arg]) from None
+        return call
+    return wrap
+
+
+@_bit_vector_terms(0)
 def learn_filter_file(file: str, *, function: str, lookback: int | None = None, element: str = "char",
                       max_depth: int | None = None, max_boundaries: int = 5000, check: int = 200,
                       seed: int = 0, columns: str = "counterexamples", compare: str = "syntactic", timeout: float = 300.0, data_model: str = "LP64",
@@ -65,6 +85,10 @@ def learn_filter_file(file: str, *, function: str, lookback: int | None = None, 
             if progress:
                 progress("loading the program")
             program = load_program(file, dm, include, define or {}, entry=function, checks=DEFAULT_CHECKS)
+            proc = program.procedures.get(function)
+            if proc is not None and proc.params:  # (the stream harness would call it without them)
+                raise FilterError(f"a filter takes no parameters (it reads its input with tl_in and tl_peek): "
+                                  f"'{function}' has {len(proc.params)}", proc.loc)
             opts.timeout = max(0.001, timeout - (time.perf_counter() - t0))
             learn(program, opts, progress, result)
             if result.transducer is not None and check:
@@ -136,6 +160,11 @@ def differential_check(file: str, function: str, el: Element, result: LearnResul
 PROPERTIES = ("equivalent", "idempotent", "commute", "inverse")
 
 
+class NoModel(Exception):
+    """A filter of the property had no transducer learned (why: the message)."""
+
+
+@_bit_vector_terms(1)
 def filter_property(prop: str, file: str, *, function: str, with_function: str | None = None,
                     with_file: str | None = None, element: str = "char", max_depth: int | None = None,
                     timeout: float = 300.0, progress: Callable[[str], None] | None = None) -> dict:
@@ -167,8 +196,8 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
         models.append({"filter": label, "complete": r.doc["complete"], "reason": r.doc["reason"],
                        "states": r.doc["transducer"]["states"] if r.doc["transducer"] else None,
                        "stats": r.doc["stats"]})
-        if r.result.transducer is None:
-            raise OptionError(f"{label}: no transducer learned ({r.doc['reason']})")
+        if r.result.transducer is None:  # (the time limit, say): the answer is unknown
+            raise NoModel(f"{label}: no transducer learned ({r.doc['reason']})")
         return r.result.transducer
 
     def pipeline(first, first_label: str, second_file: str, second_fn: str, label: str):
@@ -205,6 +234,8 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
             cmp = compare(left, right, deadline=time.perf_counter() + left_time())
         except TimeoutError as e:  # a query the solver left undecided: unknown, never a guess
             cmp = Comparison("unknown", reason=str(e))
+    except NoModel as e:
+        cmp = Comparison("unknown", reason=str(e))
     finally:
         work.cleanup()
     complete = all(m["complete"] for m in models)
@@ -276,6 +307,7 @@ def _pipeline_c(first: Transducer, second_file: str, second_function: str) -> st
     return pipeline_source(first, quoted, second_function, "__tl_pipeline", lookahead)
 
 
+@_bit_vector_terms(0)
 def fuse_filters(file: str, *, function: str, with_function: str, with_file: str | None = None,
                  output: str | None = None, name: str = "fused", element: str = "char", check: int = 1000,
                  seed: int = 0, max_depth: int | None = None, timeout: float = 300.0,
@@ -285,8 +317,10 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
     interpreter against the two filters chained, on ``check`` random inputs. Returns the
     document and the C text."""
     el = Element.named(element)
-    if not name.isidentifier():
-        raise OptionError(f"--name must be a C identifier, not {name!r}")
+    if not is_identifier(name):
+        raise OptionError(f"--name must be a C identifier (not a keyword), not {name!r}")
+    if check < 0:
+        raise OptionError("check must be >= 0")
     f_file = str(Path(file).resolve())
     g_file = str(Path(with_file or file).resolve())
     t0 = time.perf_counter()

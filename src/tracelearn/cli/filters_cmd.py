@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..api.options import positive, seconds
+from ..api.options import count, positive, seconds
 from ..api.streams import PROPERTIES, filter_property, fuse_filters
 from ..report.jsonout import dumps as json_text
 from .progress import Progress
@@ -44,7 +44,7 @@ def add_parsers(sub) -> None:
     f.add_argument("-o", "--output", metavar="OUT.c", help="write the fused filter here")
     f.add_argument("--name", default="fused", help="the fused filter's function name (default fused)")
     f.add_argument("--element", default="char", metavar="char|int8|int16|int32")
-    f.add_argument("--check", type=int, default=1000,
+    f.add_argument("--check", type=count, default=1000,
                    help="random inputs on which the fused filter is compared with the pipeline (default 1000)")
     f.add_argument("--timeout", type=seconds, default=300.0, help="seconds (default 300)")
     f.add_argument("--json", action="store_true", help="print one JSON object")

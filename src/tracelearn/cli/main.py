@@ -9,7 +9,7 @@ import sys
 
 from .. import __version__
 from ..errors import TracelearnError
-from .options import Parser
+from .options import ArgumentsRefused, Parser
 
 # Each command's module, in the order `tracelearn --help` lists them
 COMMANDS = {"demo": "demo_cmd", "explain": "explain_cmd", "check": "check_cmd", "pac": "pac_cmd",
@@ -39,7 +39,13 @@ def main(argv: list[str] | None = None) -> int:
         # (argparse gives a `nargs="*"` positional the empty list before an option)
         k = argv.index("--")
         argv, program_args = argv[:k], argv[k + 1:]
-    args = build_parser(argv[0] if argv else None).parse_args(argv)
+    try:
+        args = build_parser(argv[0] if argv else None).parse_args(argv)
+    except ArgumentsRefused as e:
+        if "--json" in argv:  # a reader of --json gets a document either way
+            print(json.dumps({"command": argv[0] if argv and argv[0] in COMMANDS else None,
+                              "error": {"kind": "OptionError", "message": e.message, "where": None}}))
+        raise
     if program_args is not None:
         args.args = list(args.args) + program_args
     try:

@@ -7,7 +7,15 @@ import sys
 from typing import NoReturn
 
 
+class ArgumentsRefused(SystemExit):
+    """A command line argparse refused (exit status 2); ``message`` says why."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(2)
+        self.message = message
+
+
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, no usage dump
         sys.stderr.write(f"tracelearn: error: {message} (see `{self.prog} --help`)\n")
-        sys.exit(2)
+        raise ArgumentsRefused(message)

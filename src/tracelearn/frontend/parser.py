@@ -51,6 +51,17 @@ def parse_text(text: str, filename: str) -> c_ast.FileAST:
     raise ParseError("could not parse", filename)
 
 
+def is_identifier(name: str) -> bool:
+    """Is ``name`` a C identifier a program may declare (not a keyword)?"""
+    if not (name.isascii() and name.isidentifier()):
+        return False
+    try:
+        parse_text(f"int {name};", "<name>")
+    except ParseError:
+        return False
+    return True
+
+
 def _implicit_int(text: str, msg: str) -> str | None:
     """K&R ``main(argc, argv) int argc; ...`` has an implicit ``int`` return type,
     which pycparser rejects: insert the ``int`` where it points and parse again."""

@@ -171,7 +171,7 @@ def preprocess(
 ) -> Preprocessed:
     source = Path(path)
     if not source.is_file():
-        raise TracelearnError(f"no such file: {path}")
+        raise TracelearnError(f"{path} is a folder, not a C file" if source.is_dir() else f"no such file: {path}")
     macros = dict(GNU_DEFINES)
     macros.update(model_defines(dm))
     macros.update(defines or {})

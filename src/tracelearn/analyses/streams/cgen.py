@@ -6,7 +6,7 @@ from __future__ import annotations
 import z3
 
 from ...automata.transducer import Transducer, window_vars
-from ...bvterm import compile_term
+from ...bvterm import UnsupportedTerm, compile_term
 from ...semantics.strategies.bigstep import MAX_LOOKAHEAD
 from ...semantics.symexpr import fold_sign_ext
 from ...z3dag import signed
@@ -84,7 +84,7 @@ _UT = {8: "unsigned char", 16: "unsigned short", 32: "unsigned", 64: "unsigned l
 
 def _t(w: int) -> str:
     if w not in _T:
-        raise ValueError(f"a {w}-bit term has no C type here")
+        raise UnsupportedTerm(f"a {w}-bit term has no C type here")
     return _T[w]
 
 
@@ -100,7 +100,7 @@ def _odd(e: z3.ExprRef, a: list[str], var: dict[str, str]) -> str:  # noqa: C901
     m = (1 << w) - 1
     ch = e.children()
     if w > 30:
-        raise ValueError(f"a {w}-bit term has no C type here")
+        raise UnsupportedTerm(f"a {w}-bit term has no C type here")
     if z3.is_bv_value(e):
         return f"({e.as_long()})"
     if k == z3.Z3_OP_EXTRACT:
@@ -119,7 +119,7 @@ def _odd(e: z3.ExprRef, a: list[str], var: dict[str, str]) -> str:  # noqa: C901
         return out
     if k == z3.Z3_OP_ITE:
         return f"({a[0]} ? {a[1]} : {a[2]})"
-    raise ValueError(f"operator {e.decl().name()} on {w} bits has no C form here")
+    raise UnsupportedTerm(f"operator {e.decl().name()} on {w} bits has no C form here")
 
 
 def _sx(x: str, w: int) -> str:
@@ -235,7 +235,7 @@ def c_expr(e: z3.ExprRef, var: dict[str, str]) -> str:  # noqa: C901 - one case 
         op = "/" if k in (z3.Z3_OP_BSDIV, z3.Z3_OP_BSDIV_I) else "%"
         zero = f"({a[0]} < 0 ? ({T})1 : ({T})-1)" if op == "/" else a[0]
         return f"({a[1]} ? ({T})({a[0]} {op} {a[1]}) : {zero})"
-    raise ValueError(f"operator {e.decl().name()} has no C form here")
+    raise UnsupportedTerm(f"operator {e.decl().name()} has no C form here")
 
 
 def pipeline_source(first: Transducer, second_file: str, second_function: str, name: str,
