@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import base64
 import ctypes
+import functools
+import itertools
 import json
 import random
 import shutil
@@ -15,12 +17,15 @@ from pathlib import Path
 
 import pytest
 import z3
+from hypothesis import given, settings, strategies as st
 
 import tracelearn
 from tracelearn.analyses.streams.cgen import array_source
 from tracelearn.analyses.streams.driver import LearnOptions, LearnResult, learn
 from tracelearn.analyses.streams.driver import _learn as learn_route
+from tracelearn.analyses.streams.properties import writes
 from tracelearn.analyses.streams.replay import FilterReplay
+from tracelearn.api.streams import learn_filter_file
 from tracelearn.bvterm import Undefined, compile_term
 from tracelearn.cli.main import main
 from tracelearn.frontend.lower import load_program
@@ -756,3 +761,68 @@ def test_a_property_whose_filter_has_no_model_in_time_is_unknown(tmp_path, monke
     doc = api.filter_property("idempotent", str(STREAMS / "diff.c"), function="diff_encode", timeout=30)
     assert doc["holds"] is None and "no transducer learned (time limit)" in doc["reason"]
     assert doc["models"][0]["complete"] is False and doc["witness"] is None
+
+
+def test_never_writes_proves_what_an_escaper_cannot_write_and_replays_what_it_can(capsys):
+    """Output inclusion (`filters never-writes`): the pre-image of the outputs holding
+    the sequence, searched on the learned transducer."""
+    path = str(STREAMS / "escape.c")
+    assert main(["filters", "never-writes", path, "--function", "html_escape", "--text", "<", "--json",
+                 "--quiet"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["holds"] is True and doc["witness"] is None and doc["sequence"] == [ord("<")]
+    assert main(["filters", "never-writes", path, "--function", "html_escape", "--text", "&lt;", "--json",
+                 "--quiet"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    w = doc["witness"]
+    assert doc["holds"] is False and w["input"] == [ord("<")] and w["replay"] == "confirmed"
+    assert w["output"][w["at"]:w["at"] + 4] == [ord(c) for c in "&lt;"]
+
+
+def test_never_writes_follows_what_the_window_holds(capsys):
+    """ab_to_x writes an 'a' only when the element after it is not 'b', and that element
+    is what it writes next: "ab" is never written. Searched with every window allowed
+    at every step, the step writing the held 'a' then a 'b' would be a candidate no
+    input reaches (unknown); the last steps' conditions rule it out."""
+    path = str(STREAMS / "lookahead.c")
+    assert main(["filters", "never-writes", path, "--function", "ab_to_x", "--text", "ab", "--json",
+                 "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["holds"] is True
+    assert main(["filters", "never-writes", path, "--function", "ab_to_x", "--values", "97", "--json",
+                 "--quiet"]) == 0
+    w = json.loads(capsys.readouterr().out)["witness"]
+    assert len(w["input"]) == 2 and w["input"][0] == 97 and w["input"][1] != 98 and w["replay"] == "confirmed"
+
+
+@given(st.lists(st.sampled_from([97, 98, 120, 88]), min_size=1, max_size=3))
+@settings(max_examples=30, deadline=None)
+def test_writes_never_says_never_of_a_sequence_a_run_writes(seq):
+    """Against brute force: every input over a, b, x, X of up to 5 elements, run on the
+    transducer of ab_to_x; a "never" must have no run writing the sequence, and a
+    witness must write it."""
+    t = _ab_to_x()
+    res = writes(t, seq)
+    if res.status == "never":
+        for n in range(6):
+            for xs in itertools.product([97, 98, 120, 88], repeat=n):
+                out = t.run(list(xs))
+                assert out is None or all(out[i:i + len(seq)] != seq for i in range(len(out))), (seq, xs)
+    if res.status == "writes":
+        out = t.run(res.witness)
+        assert any(out[i:i + len(seq)] == seq for i in range(len(out)))
+
+
+@functools.lru_cache(maxsize=1)
+def _ab_to_x():
+    r = learn_filter_file(str(STREAMS / "lookahead.c"), function="ab_to_x", check=0)
+    assert r.doc["complete"]
+    return r.result.transducer
+
+
+def test_never_writes_options_are_checked(tmp_path, capsys):
+    path = str(STREAMS / "escape.c")
+    for extra in ([], ["--text", "<", "--values", "60"], ["--text", "<", "--with", "html_escape"], ["--values", "a"]):
+        assert main(["filters", "never-writes", path, "--function", "html_escape", *extra]) == 2
+    assert main(["filters", "idempotent", path, "--function", "html_escape", "--text", "<"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("tracelearn: error:") == 5

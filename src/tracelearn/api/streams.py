@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..analyses.streams.cgen import array_source, pipeline_source, transducer_filter
 from ..analyses.streams.driver import LearnOptions, LearnResult, learn
-from ..analyses.streams.properties import Comparison, compare, identity
+from ..analyses.streams.properties import Comparison, Search, compare, identity, writes
 from ..analyses.streams.replay import FilterReplay
 from ..analyses.streams.teacher import constants_of
 from ..automata.transducer import Transducer
@@ -287,6 +287,54 @@ class _Chain:
     def close(self) -> None:
         for r in self.replays:
             r.close()
+
+
+@_bit_vector_terms(0)
+def filter_never_writes(file: str, *, function: str, sequence: list[int], element: str = "char",
+                        max_depth: int | None = None, timeout: float = 300.0,
+                        progress: Callable[[str], None] | None = None) -> dict:
+    """``tracelearn filters never-writes FILE --function F --text S --json``: output
+    inclusion, whether no input makes the filter write ``sequence`` (consecutive
+    outputs; the pre-image of the outputs holding it is empty), from its learned
+    transducer; a shortest input that does, replayed in the interpreter, when not."""
+    if not sequence:
+        raise OptionError("never-writes needs a non-empty sequence (--text or --values)")
+    el = Element.named(element)
+    path = str(Path(file).resolve())
+    t0 = time.perf_counter()
+    if progress:
+        progress(f"learning {function}")
+    r = learn_filter_file(path, function=function, element=element, max_depth=max_depth, check=0, timeout=timeout)
+    model = {"filter": function, "complete": r.doc["complete"], "reason": r.doc["reason"],
+             "states": r.doc["transducer"]["states"] if r.doc["transducer"] else None, "stats": r.doc["stats"]}
+    t = r.result.transducer
+    search = Search("unknown", reason=f"{function}: no transducer learned ({r.doc['reason']})")
+    if t is not None:
+        if progress:
+            progress("searching the outputs")
+        try:
+            search = writes(t, list(sequence), deadline=t0 + timeout)
+        except TimeoutError as e:  # a query the solver left undecided: unknown, never a guess
+            search = Search("unknown", reason=str(e))
+    holds: bool | None = None
+    witness = None
+    reason = search.reason
+    if search.status == "writes" and search.witness is not None:
+        out = _run_chain([(path, function)], search.witness, el)
+        n = len(sequence)
+        at = next((i for i in range(len(out) - n + 1) if out[i:i + n] == list(sequence)), None)
+        witness = {"input": search.witness, "output": out, "at": at,
+                   "replay": "confirmed" if at is not None else "not confirmed"}
+        holds = False if at is not None else None  # the model said so, the program does not: unknown
+    elif search.status == "never":
+        holds = True if r.doc["complete"] else None
+        if not r.doc["complete"]:
+            reason = "the learned model never writes it, but it was not proved equal to the filter"
+    return {"schema_version": SCHEMA_VERSION, "command": "filters", "property": "never-writes", "file": file,
+            "function": function, "sequence": list(sequence), "holds": holds, "reason": reason,
+            "witness": witness, "models": [model],
+            "stats": {"search_nodes": search.nodes, "solver_calls": search.solver_calls,
+                      "time": round(time.perf_counter() - t0, 4)}}
 
 
 def _run_chain(chain: list[tuple[str, str]], values: list[int], el: Element) -> list[int]:

@@ -5,9 +5,11 @@ in the interpreter."""
 from __future__ import annotations
 
 import argparse
+import codecs
 
 from ..api.options import count, positive, seconds
-from ..api.streams import PROPERTIES, filter_property, fuse_filters
+from ..api.streams import PROPERTIES, filter_never_writes, filter_property, fuse_filters
+from ..errors import OptionError
 from ..report.jsonout import dumps as json_text
 from .progress import Progress
 
@@ -16,6 +18,10 @@ equivalent F --with G: F and G write the same output on every input.
 idempotent F: F applied twice equals F.
 commute F --with G: G after F equals F after G.
 inverse F --with G: G after F is the identity.
+never-writes F --text S (or --values V,V,...): no input makes F write S, its
+elements consecutive in the output (output inclusion: the pre-image of the outputs
+holding S is empty); else a shortest input that does. --text takes C escapes
+(\n, \x3c, \\); its bytes are the values a char filter writes (signed).
 A composition is learned as a C pipeline: the first filter's learned transducer
 feeding the second filter's code. Between two filters the stream carries C ints
 (tl_out's type). holds is true only when every model was proved equal to its filter;
@@ -23,13 +29,16 @@ false only when the programs, run in the interpreter, confirm the witness."""
 
 
 def add_parsers(sub) -> None:
-    p = sub.add_parser("filters", help="equivalence, idempotence, commutativity, inverse of stream filters",
+    p = sub.add_parser("filters", help="equivalence, idempotence, commutativity, inverse, output inclusion of stream "
+                                       "filters",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("property", choices=list(PROPERTIES))
+    p.add_argument("property", choices=list(PROPERTIES) + ["never-writes"])
     p.add_argument("file", help="C source file of the filter(s)")
     p.add_argument("--function", required=True, help="the (first) filter function")
     p.add_argument("--with", dest="with_function", metavar="G", help="the second filter function")
     p.add_argument("--with-file", metavar="FILE2", help="the file of the second filter (default: FILE)")
+    p.add_argument("--text", metavar="S", help="never-writes: the output sequence, as text (C escapes)")
+    p.add_argument("--values", metavar="V,V,...", help="never-writes: the output sequence, as integers")
     p.add_argument("--element", default="char", metavar="char|int8|int16|int32")
     p.add_argument("--max-depth", type=positive, help="learn each model only up to inputs of N elements")
     p.add_argument("--timeout", type=seconds, default=300.0, help="seconds (default 300)")
@@ -79,13 +88,56 @@ def run_fuse(args) -> int:
     return 0
 
 
+def sequence_of(args) -> list[int]:
+    """The sequence of ``never-writes``: ``--text`` (C escapes; its bytes as a char
+    filter writes them, signed) or ``--values``."""
+    if (args.text is None) == (args.values is None):
+        raise OptionError("never-writes takes the sequence once: --text S or --values V,V,...")
+    if args.values is not None:
+        try:
+            return [int(v, 0) for v in args.values.split(",")]
+        except ValueError:
+            raise OptionError(f"--values {args.values!r}: integers separated by commas") from None
+    try:
+        data = codecs.escape_decode(args.text.encode("utf-8"))[0]
+    except ValueError as e:
+        raise OptionError(f"--text {args.text!r}: {e}") from None
+    return [b - 256 if b >= 128 else b for b in data]
+
+
 def run(args) -> int:
+    if args.property == "never-writes":
+        if args.with_function or args.with_file:
+            raise OptionError("never-writes is a property of one filter: no --with")
+        seq = sequence_of(args)
+        with Progress(enabled=not args.quiet) as progress:
+            doc = filter_never_writes(args.file, function=args.function, sequence=seq, element=args.element,
+                                      max_depth=args.max_depth, timeout=args.timeout, progress=progress.update)
+        print(json_text(doc) if args.json else never_text(doc))
+        return 0
+    if args.text is not None or args.values is not None:
+        raise OptionError("--text and --values are never-writes' sequence")
     with Progress(enabled=not args.quiet) as progress:
         doc = filter_property(args.property, args.file, function=args.function, with_function=args.with_function,
                               with_file=args.with_file, element=args.element, max_depth=args.max_depth,
                               timeout=args.timeout, progress=progress.update)
     print(json_text(doc) if args.json else summary_text(doc))
     return 0
+
+
+def never_text(doc: dict) -> str:
+    verdict = {True: "HOLDS", False: "DOES NOT HOLD", None: "UNKNOWN"}[doc["holds"]]
+    out = [f"never-writes {doc['sequence']} ({doc['function']}): {verdict}"]
+    if doc["reason"]:
+        out.append(f"  {doc['reason']}")
+    w = doc["witness"]
+    if w is not None:
+        out.append(f"  input {w['input']}: output {w['output']}" + (f", the sequence at {w['at']}" if w["at"] is not None
+                                                                    else ""))
+        out.append(f"  replayed in the interpreter: {w['replay']}")
+    for m in doc["models"]:
+        out.append(f"  model {m['filter']}: {m['states']} states, {'complete' if m['complete'] else m['reason']}")
+    return "\n".join(out)
 
 
 def summary_text(doc: dict) -> str:

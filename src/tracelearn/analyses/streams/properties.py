@@ -22,12 +22,12 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import z3
 
 from ...automata.transducer import Move, Transducer, window, window_vars
-from ...z3dag import substitute
+from ...z3dag import conjuncts, substitute
 from .windows import outputs_differ, path_input, satisfiable
 
 
@@ -172,17 +172,30 @@ def _contains(out: list[int] | None, pattern: list[int]) -> bool:
 
 
 # Past this many contexts (what the last steps said of the window) at one search node,
-# the node is searched once more without one, which covers them all.
-CONTEXTS = 16
+# the node is searched without one, which covers them all.
+CONTEXTS = 32
+
+
+@dataclass
+class _Node:
+    """A search node's paths: each with its context (its last steps' conditions, over
+    the window here); the node is searched under the union of their contexts."""
+
+    paths: list[tuple[z3.BoolRef, tuple]]  # (context, the path's step conditions)
+    seen: set[int] = field(default_factory=set)  # the contexts met (z3 shares equal terms: their ids)
+    free: bool = False  # searched without a context (too many): that covers every path
+    queued: bool = True
 
 
 def writes(t: Transducer, pattern: list[int], max_nodes: int = 100_000, deadline: float | None = None) -> Search:
-    """Does some input make ``t`` write ``pattern`` (consecutive output values)? Breadth
-    first over (state, window places defined, how much of the pattern the outputs end
-    with, what the last ``lookback`` steps said of the window): the witness found first
-    is a shortest one the search reaches. An output term splits the search by the
-    values the matcher tells apart (the pattern's own, and any other). A query the
-    solver leaves undecided by ``deadline`` raises TimeoutError."""
+    """Does some input make ``t`` write ``pattern`` (consecutive output values)? A
+    search over (state, window places defined, how much of the pattern the outputs end
+    with), breadth first, each node under what its paths' last ``lookback`` steps said
+    of the window (their union): a step is taken where its guard and that agree. An
+    output term splits the search by the values the matcher tells apart (the pattern's
+    own, and any other). A step that writes the pattern is confirmed by an input
+    solved along one of its node's paths and run on the transducer. A query the solver
+    leaves undecided by ``deadline`` raises TimeoutError."""
     if not pattern:
         raise ValueError("an empty sequence is written by every filter")
     step = _kmp(pattern)
@@ -196,9 +209,10 @@ def writes(t: Transducer, pattern: list[int], max_nodes: int = 100_000, deadline
             return _found(t, pattern, [], res) or res
     k = t.lookback
     start = (t.initial, 0, s0)
-    # a node's context: the conditions of its last k steps (None: searched without one)
-    queue: deque[tuple[tuple[int, int, int], tuple, bool]] = deque([(start, (), True)])
-    contexts: dict[tuple[int, int, int], set] = {start: {()}}
+    nodes: dict[tuple[int, int, int], _Node] = {start: _Node([(z3.BoolVal(True), ())])}
+    ws = [window(j, t.bits) for j in range(2 * k + 1)]
+    moved: dict[tuple[int, int], tuple[z3.BoolRef, list[z3.BoolRef]]] = {}
+    queue = deque([start])
     unreached = 0
 
     def branches(s: int, outs: tuple) -> list[tuple[list[z3.BoolRef], int, bool]]:
@@ -223,30 +237,73 @@ def writes(t: Transducer, pattern: list[int], max_nodes: int = 100_000, deadline
                     todo.append((c, a, i + 1))
         return done
 
-    def context(conds: tuple) -> list[z3.BoolRef]:
-        # the last k steps' conditions, over this step's window (w<j> of the step i back is w<j+i> here)
-        out = []
+    def context(conds: tuple) -> z3.BoolRef:
+        # the last k steps' conditions, over the next step's window (w<j> of the step i back is
+        # w<j+i> then), less their conjuncts about elements that left it (no step reads them
+        # again: dropped, the context admits more, and equal contexts meet sooner)
+        out: list[z3.BoolRef] = []
         for i in range(1, min(k, len(conds)) + 1):
-            c = conds[-i]
-            out.append(substitute(c, [(window(j, t.bits), window(j + i, t.bits)) for j in window_vars(c)]))
-        return out
+            out += shifted(conds[-i], i)
+        return z3.And(*out) if out else z3.BoolVal(True)
 
-    def candidate(conds: tuple, ctx: list[z3.BoolRef], last: z3.BoolRef, length: int) -> bool:
+    def shifted(c: z3.BoolRef, i: int) -> list[z3.BoolRef]:
+        # (once per condition and shift: the paths of a node share their steps)
+        hit = moved.get((c.get_id(), i))
+        if hit is None:
+            kept = []
+            for x in conjuncts(c):
+                places = window_vars(x)
+                if places and any(j + i <= k for j in places):
+                    kept.append(substitute(x, [(ws[j], ws[j + i]) for j in places]))
+            hit = moved[(c.get_id(), i)] = (c, kept)  # c kept: its id is not reused
+        return hit[1]
+
+    def candidate(node: _Node, last: z3.BoolRef, more: int) -> bool:
+        # an input along one of the node's paths whose context admits ``last`` (``more``: 1
+        # for a step, 0 for a final move), run on the transducer
         nonlocal unreached
-        if not _sat(z3.And(*ctx, last), res, deadline):
-            return False
-        if _found(t, pattern, path_input(list(conds) + [last], t.bits, length), res) is None:
-            unreached += 1
-            return False
+        tried = False
+        for ctx, conds in node.paths:
+            if not _sat(z3.And(ctx, last), res, deadline):
+                continue
+            tried = True
+            if _found(t, pattern, path_input(list(conds) + [last], t.bits, len(conds) + more), res) is not None:
+                return True
+        unreached += tried
+        return False
+
+    def arrive(key: tuple[int, int, int], conds: tuple) -> bool:
+        # a path to ``key``: kept if what it says of the window is new there (False: too many nodes)
+        ctx = context(conds)
+        node = nodes.get(key)
+        if node is None:
+            if len(nodes) >= max_nodes:
+                return False
+            nodes[key] = _Node([(ctx, conds)], {ctx.get_id()})
+            queue.append(key)
+            return True
+        if node.free or ctx.get_id() in node.seen:
+            return True
+        node.seen.add(ctx.get_id())
+        if not _sat(z3.And(ctx, z3.Not(z3.Or(*[c for c, _ in node.paths]))), res, deadline):
+            return True  # its window is one the node is searched under already
+        node.paths.append((ctx, conds))
+        node.free = len(node.paths) > CONTEXTS
+        if not node.queued:
+            node.queued = True
+            queue.append(key)
         return True
 
     while queue:
-        (q, d, s), conds, with_context = queue.popleft()
+        key = queue.popleft()
+        q, d, s = key
+        node = nodes[key]
+        node.queued = False
         res.nodes += 1
-        ctx = context(conds) if with_context else []
+        ctx = z3.BoolVal(True) if node.free else z3.Or(*[c for c, _ in node.paths])
         for g, outs in _finals(t, q, d):
             for cond, _, hit in branches(s, outs):
-                if hit and candidate(conds, ctx, z3.And(g, *cond), len(conds)):
+                if hit and candidate(node, z3.And(g, *cond), 0):
                     return res
         for m in t.out_of(q):
             e = _enabled(m.guard, m.outputs, d)
@@ -254,23 +311,17 @@ def writes(t: Transducer, pattern: list[int], max_nodes: int = 100_000, deadline
                 continue
             for cond, a, hit in branches(s, m.outputs):
                 c = z3.And(e, *cond)
+                if not _sat(z3.And(ctx, c), res, deadline):
+                    continue
                 if hit:
-                    if candidate(conds, ctx, c, len(conds) + 1):
+                    if candidate(node, c, 1):
                         return res
                     continue
-                nxt = (m.dst, min(d + 1, k), a)
-                seen = contexts.setdefault(nxt, set())
-                if None in seen:
-                    continue  # searched without a context: that covers this one
-                key = tuple(x.get_id() for x in (conds + (c,))[-k:]) if k else ()
-                if key in seen or not _sat(z3.And(*ctx, c), res, deadline):
-                    continue
-                if sum(len(v) for v in contexts.values()) >= max_nodes:
-                    res.reason = f"more than {max_nodes} search nodes"
-                    return res
-                free = len(seen) >= CONTEXTS
-                seen.add(None if free else key)
-                queue.append((nxt, conds + (c,), not free))
+                for _, conds in node.paths:  # each path goes on (one whose window the step contradicts
+                    # arrives with a context nothing satisfies: covered, dropped)
+                    if not arrive((m.dst, min(d + 1, k), a), conds + (c,)):
+                        res.reason = f"more than {max_nodes} search nodes"
+                        return res
     if unreached:
         res.reason = (f"{unreached} step(s) writing it that no input found reaches (the search over-approximates "
                       "what the window holds)")
