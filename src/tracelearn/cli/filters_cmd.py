@@ -21,7 +21,7 @@ inverse F --with G: G after F is the identity.
 never-writes F --text S (or --values V,V,...): no input makes F write S, its
 elements consecutive in the output (output inclusion: the pre-image of the outputs
 holding S is empty); else a shortest input that does. --text takes C escapes
-(\n, \x3c, \\); its bytes are the values a char filter writes (signed).
+(\\n, \\x3c, \\\\); its bytes are the values a char filter writes (signed).
 A composition is learned as a C pipeline: the first filter's learned transducer
 feeding the second filter's code. Between two filters the stream carries C ints
 (tl_out's type). holds is true only when every model was proved equal to its filter;
