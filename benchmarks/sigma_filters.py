@@ -16,6 +16,8 @@ sequences like "&nbsp;" or "\\r\\n" occur).
 Table 4 (properties): which filters are idempotent, which pairs commute, whether
 a difference decoder inverts its encoder; every "no" with its shortest witness,
 replayed in the interpreter.
+Table 5 (output inclusion): sequences each escaper must never write, by its
+documentation (`filters never-writes`); every "no" with its witness replayed.
 Table 3 (query counts): membership queries of tracelearn against AALpy's L* learning
 the same filter as a Mealy machine over printable ASCII (95 letters), the way a
 concrete-alphabet learner (sflearn) does. AALpy's system under learning is the
@@ -23,7 +25,7 @@ proved-equivalent transducer (the same answers as the filter; a run of the C fil
 per query would take hours).
 
     python benchmarks/sigma_filters.py [--inputs 10000] [--only f,g] [--timeout 300]
-        [--tables 1,2,3,4] [--concrete html_escape,cleanse_css]
+        [--tables 1,2,3,4,5] [--concrete html_escape,cleanse_css]
 """
 
 from __future__ import annotations
@@ -201,17 +203,44 @@ def table4(results, timeout: float) -> str:
     return table(rows, ["property", "filters", "holds", "shortest witness (replay)", "MQ", "time s"])
 
 
+# (filter, sequences its output must not hold): what each escaper is for
+NEVER = [("html_escape", ["<", ">", '"', "'"]), ("pre_escape", ["<", ">"]), ("xml_escape", ["<", ">", "'"]),
+         ("javascript_escape", ["<", '"', "'", "\n", "\u2028"]), ("json_escape", ["\n", '"', "</"]),
+         ("url_query_escape", [" ", "&", "#"]), ("css_url_escape", ["(", ")", "\n"]),
+         ("cleanse_css", [";", "(", ":"]), ("cleanse_attribute", ["=", " ", '"'])]
+
+
+def table5(timeout: float) -> str:
+    from tracelearn.api.streams import filter_never_writes
+    rows = []
+    for fn, texts in NEVER:
+        for text in texts:
+            seq = [b - 256 if b >= 128 else b for b in text.encode("utf-8")]
+            t0 = time.perf_counter()
+            try:
+                d = filter_never_writes(str(AUTOESCAPE), function=fn, sequence=seq, timeout=timeout)
+            except TracelearnError as e:
+                rows.append([fn, repr(text), "unknown", str(e)[:60], "-", "-", f"{time.perf_counter() - t0:.1f}"])
+                continue
+            w = d["witness"]
+            rows.append([fn, repr(text), {True: "yes", False: "no", None: "unknown"}[d["holds"]],
+                         "-" if w is None else f"{w['input']} ({w['replay']})", d["stats"]["search_nodes"],
+                         d["stats"]["solver_calls"], f"{time.perf_counter() - t0:.1f}"])
+    return table(rows, ["filter", "never writes", "holds", "shortest witness found (replay)", "search nodes",
+                        "solver calls", "time s (learning included)"])
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--inputs", type=int, default=10000, help="inputs per filter in Table 2 (default 10000)")
     p.add_argument("--only", help="comma-separated filter functions")
     p.add_argument("--timeout", type=float, default=300.0)
-    p.add_argument("--tables", default="1,2,3,4")
+    p.add_argument("--tables", default="1,2,3,4,5")
     p.add_argument("--concrete", default="html_escape,cleanse_css", help="filters of Table 3")
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
     tables = set(a.tables.split(","))
-    results = learn_all(set(a.only.split(",")) if a.only else None, a.timeout)
+    results = learn_all(set(a.only.split(",")) if a.only else None, a.timeout) if tables - {"5"} else []
     if "1" in tables:
         print("Table 1: learn-filter\n" + table1(results) + "\n")
     if "2" in tables:
@@ -222,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
     if "4" in tables:
         print("Table 4: properties (compositions learned as C pipelines; witnesses replayed in the interpreter)\n"
               + table4(results, a.timeout) + "\n")
+    if "5" in tables:
+        print("Table 5: output inclusion (filters never-writes; witnesses replayed in the interpreter)\n"
+              + table5(a.timeout) + "\n")
     return 0
 
 

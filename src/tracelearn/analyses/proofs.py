@@ -211,7 +211,8 @@ class HornProof:
         now = time.perf_counter()
         left = self.deadline - now
         try:
-            rows = sample_summaries(self.program, self.run.system, self.run.widths, now + min(self.budget.sample_s, 0.1 * left))
+            rows = sample_summaries(self.program, self.run.system, self.run.widths,
+                                    now + min(self.budget.sample_s, 0.1 * left))
         except RecursionError:  # a library model the interpreter cannot run this way: no lemmas, Spacer alone
             return None, None
         if not rows:

@@ -265,8 +265,7 @@ class FilterRunner:
                     r.guard.append(c)
                 return i
             if not z3.is_false(v):
-                raise FilterError(f"a branch depends on something other than the input: {c}",
-                                  self.sem.cur_loc)
+                raise FilterError(not_input("a branch", c), self.sem.cur_loc)
         raise FilterError("no branch can be taken", self.sem.cur_loc)
 
     def _relativise(self, r: _Run, at: int) -> tuple[BigStep, int]:
@@ -287,7 +286,7 @@ class FilterRunner:
     def _concrete(self, t: z3.ExprRef, r: _Run) -> int:
         v = simp(substitute(t, r.subst)) if r.subst else simp(t)
         if not z3.is_bv_value(v):
-            raise FilterError(f"an output depends on something other than the input: {t}", self.sem.cur_loc)
+            raise FilterError(not_input("an output", t), self.sem.cur_loc)
         return v.as_signed_long()
 
     def _where(self, end: PathEnd) -> SourceLoc | None:
@@ -687,6 +686,13 @@ class StepExplorer:
                 raise FilterError(_endless(e, self.opt.max_statements), self.sem.cur_loc)
             if e.status == "unknown":
                 raise TimeoutError(f"the solver could not decide a path: {e.reason}")
+
+
+def not_input(what: str, t: z3.ExprRef) -> str:
+    """Why ``what`` (a branch, an output) over ``t`` is outside the class."""
+    if any(n.startswith("invalid.read") for n in term_names(t)):  # (the semantics' value of a bad read)
+        return f"{what} depends on a read of invalid memory (a null or dangling pointer): {t}"
+    return f"{what} depends on something other than the input: {t}"
 
 
 def _endless(end: PathEnd, max_statements: int) -> str:

@@ -20,7 +20,7 @@ import z3
 
 from ...bvterm import Fn, TermFacts, Undefined
 from ...z3dag import signed, substitute
-from .bigstep import BigStep, Boundary, FilterError, LookbackExceeded, StepExplorer, StreamRun, SymStep, simp
+from .bigstep import BigStep, Boundary, FilterError, LookbackExceeded, StepExplorer, StreamRun, SymStep, not_input, simp
 
 
 class StepsMissed(Exception):
@@ -172,7 +172,7 @@ class StepWalker:
                 pass
         e = self._value(t, window)
         if not z3.is_bv_value(e):
-            raise FilterError(f"an output depends on something other than the input: {t}", self._loc())
+            raise FilterError(not_input("an output", t), self._loc())
         return e.as_signed_long()
 
     def _loc(self):
