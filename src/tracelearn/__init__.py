@@ -3,7 +3,8 @@
 The commands are also Python functions returning what ``--json`` prints:
 ``tracelearn.check(...)``, ``tracelearn.run(...)``, ``tracelearn.explain(...)``, ``tracelearn.diff(...)``,
 ``tracelearn.merge(...)``, ``tracelearn.batch(...)``, ``tracelearn.validate(...)``, ``tracelearn.pac(...)``,
-``tracelearn.pac_reuse(...)``, ``tracelearn.learn_filter(...)``, ``tracelearn.filter_property(...)`` (see :mod:`tracelearn.api`).
+``tracelearn.pac_reuse(...)``, ``tracelearn.learn_filter(...)``, ``tracelearn.filter_property(...)``,
+``tracelearn.filter_never_writes(...)``, ``tracelearn.fuse_filters(...)`` (see :mod:`tracelearn.api`).
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ import importlib
 
 _HOME = {"check": "checking", "run": "running", "explain": "explaining", "diff": "explaining",
          "merge": "explaining", "batch": "batches", "validate": "validation", "pac": "pac_verification",
-         "pac_reuse": "pac_verification", "learn_filter": "streams", "filter_property": "streams"}
+         "pac_reuse": "pac_verification", "learn_filter": "streams", "filter_property": "streams",
+         "filter_never_writes": "streams", "fuse_filters": "streams"}
 
 __all__ = list(_HOME)
 
