@@ -723,22 +723,35 @@ def test_two_filters_of_one_name_in_two_files_are_told_apart(tmp_path):
 
 @pytest.mark.parametrize("body, message", [
     ("int c = tl_in(); double d = c * 1.5; tl_out((int)d);", "not supported in transducer terms"),
-    ("int c = tl_in(); tl_out(100 / (c - 'a'));", "fails (div-by-zero"),
+    ("int c = tl_in(); tl_out(100 / (c - 'a'));", "fails on some input (div-by-zero: division by zero"),
 ])
 def test_a_filter_outside_the_terms_or_failing_is_refused_with_its_place(tmp_path, capsys, body, message):
     """Both were internal errors (a ValueError of the term compiler; the interpreter's
-    division by zero in the differential check)."""
+    division by zero in the differential check), and with --check 0 the division was
+    learned, "complete", with z3's value of x / 0."""
     path = tmp_path / "f.c"
     path.write_text("#include <tracelearn.h>\nvoid f(void) {\n  while (1) { " + body + " }\n}\n")
-    rc = main(["learn-filter", str(path), "--function", "f", "--json", "--quiet"])
-    out, err = capsys.readouterr()
-    assert "internal error" not in err and "Traceback" not in err
-    doc = json.loads(out)
-    if rc == 2:  # refused: the error document
+    for check in ("200", "0"):
+        rc = main(["learn-filter", str(path), "--function", "f", "--json", "--quiet", "--check", check])
+        out, err = capsys.readouterr()
+        assert rc == 2 and "internal error" not in err and "Traceback" not in err
+        doc = json.loads(out)
         assert message in doc["error"]["message"] and doc["error"]["where"].startswith(str(path))
-    else:  # learned, then the interpreter's run failed: the model is kept, not complete
-        assert rc == 0 and doc["complete"] is False and message in doc["reason"]
-        assert doc["differential"]["disagreement"]["input"] and doc["transducer"] is not None
+
+
+def test_a_failure_the_big_steps_miss_is_found_by_the_differential_check_and_the_model_kept(tmp_path, capsys,
+                                                                                           monkeypatch):
+    """The interpreter's run of the differential check is the second line: a failing
+    check the big steps did not see makes the result incomplete, the model kept."""
+    from tracelearn.semantics.strategies import bigstep
+    from tracelearn.semantics.targets import PathTarget
+    monkeypatch.setattr(bigstep.FilterTarget, "record", PathTarget.record)
+    path = tmp_path / "f.c"
+    path.write_text("#include <tracelearn.h>\nvoid f(void) {\n  while (1) { int c = tl_in(); tl_out(100 / (c - 'a')); }\n}\n")
+    assert main(["learn-filter", str(path), "--function", "f", "--json", "--quiet"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["complete"] is False and "fails (div-by-zero" in doc["reason"] and doc["transducer"] is not None
+    assert 97 in doc["differential"]["disagreement"]["input"]
 
 
 def test_a_function_with_parameters_is_not_a_filter(tmp_path, capsys):

@@ -91,6 +91,8 @@ def learn_filter_file(file: str, *, function: str, lookback: int | None = None, 
                                   f"'{function}' has {len(proc.params)}", proc.loc)
             opts.timeout = max(0.001, timeout - (time.perf_counter() - t0))
             learn(program, opts, progress, result)
+            if result.transducer is not None:
+                result.transducer.compile_all()  # (a term no run can evaluate: refused here, whatever --check)
             if result.transducer is not None and check:
                 if progress:
                     progress(f"comparing the transducer with the interpreter on {check} inputs")

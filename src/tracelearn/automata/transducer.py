@@ -86,6 +86,14 @@ class Transducer:
     def _fn(self, t: z3.ExprRef):
         return compile_term(t, self._compile()["terms"])
 
+    def compile_all(self) -> None:
+        """Every guard and output compiled now (``UnsupportedTerm`` for one outside the
+        bit-vector terms a run evaluates, floating point say), not at the first run
+        that needs it."""
+        for m in [*self.moves, *self.finals]:
+            for t in (m.guard, *m.outputs):
+                self._fn(t)
+
     def run(self, values: list[int]) -> list[int] | None:
         """The output on ``values``, or None when no transition is enabled (the input is
         outside the transducer's domain)."""

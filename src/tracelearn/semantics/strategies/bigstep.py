@@ -44,6 +44,7 @@ from ...z3dag import all_of, names as term_names, substitute
 from .. import symexpr as S
 from ..symbolic import SemanticsOptions, SymbolicSemantics
 from ..symstate import SVal
+from ..equation import Step
 from ..targets import INLINE_RLIMIT, PathTarget
 from .path import PathEnd, PathExplorer, PathOptions, PathPoint
 
@@ -130,6 +131,21 @@ class FilterError(UnsupportedError):
     """The filter is outside the class Sigma* learns (with the reason and where)."""
 
 
+class FilterTarget(PathTarget):
+    """The path target of a filter's runs and big steps: a check that can fail on the
+    path (a division by zero, say) puts the filter outside the class, said where it is.
+    The semantics goes on past a check assuming it holds: without this, a filter that
+    divides by an element was learned with z3's value of x / 0 (and proved: the
+    checks' failures are not paths)."""
+
+    def record(self, s: Step) -> int:
+        n = super().record(s)
+        if s.kind == "check" and s.violation is not None and self.check([s.violation]) == z3.sat:
+            raise FilterError(f"the filter fails on some input ({s.prop_kind}: {s.message}): a filter must write "
+                              "an output for every input", str(s.loc))
+        return n
+
+
 @dataclass
 class BigStepOptions:
     max_statements: int = 1_000_000  # per run: an input-free loop ends here, reported
@@ -158,7 +174,7 @@ class FilterRunner:
         self.function = function
         self.element = element
         self.opt = options or BigStepOptions()
-        self.sem = SymbolicSemantics(program, SemanticsOptions(name_values=False), PathTarget(inline_rlimit=INLINE_RLIMIT))
+        self.sem = SymbolicSemantics(program, SemanticsOptions(name_values=False), FilterTarget(inline_rlimit=INLINE_RLIMIT))
         self.explorer = PathExplorer(self.sem, PathOptions(eager=False, max_statements=self.opt.max_statements,
                                                            library_bound=self.opt.library_bound, repeats_end=True))
         self.root: PathPoint | None = None
@@ -446,7 +462,7 @@ class StepExplorer:
         # the window places of the steps' terms (a learner shares its own with the walk and
         # the oracle)
         self.facts = facts if facts is not None else TermFacts()
-        self.sem = SymbolicSemantics(program, SemanticsOptions(name_values=False), PathTarget(inline_rlimit=INLINE_RLIMIT))
+        self.sem = SymbolicSemantics(program, SemanticsOptions(name_values=False), FilterTarget(inline_rlimit=INLINE_RLIMIT))
         self.explorer = PathExplorer(self.sem, PathOptions(eager=True, max_statements=self.opt.max_statements,
                                                            library_bound=self.opt.library_bound, repeats_end=True))
         self.function = function
