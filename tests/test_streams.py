@@ -724,6 +724,9 @@ def test_two_filters_of_one_name_in_two_files_are_told_apart(tmp_path):
 @pytest.mark.parametrize("body, message", [
     ("int c = tl_in(); double d = c * 1.5; tl_out((int)d);", "not supported in transducer terms"),
     ("int c = tl_in(); tl_out(100 / (c - 'a'));", "fails on some input (div-by-zero: division by zero"),
+    ("static const int t4[4] = {1, 2, 3, 4}; int c = tl_in(); tl_out(c == 'z' ? t4[c - 'a'] : c);",
+     "fails on some input (bounds: array index"),
+    ("int *p = 0; int c = tl_in(); tl_out(c == 'z' ? *p : c);", "fails on some input (pointer: dereference of NULL"),
 ])
 def test_a_filter_outside_the_terms_or_failing_is_refused_with_its_place(tmp_path, capsys, body, message):
     """Both were internal errors (a ValueError of the term compiler; the interpreter's

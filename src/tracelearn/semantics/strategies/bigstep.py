@@ -706,9 +706,11 @@ class StepExplorer:
 
 def not_input(what: str, t: z3.ExprRef) -> str:
     """Why ``what`` (a branch, an output) over ``t`` is outside the class."""
+    text = " ".join(str(t).split())  # (one line: a term can be a page of nested If)
+    text = text if len(text) <= 160 else text[:157] + "..."
     if any(n.startswith("invalid.read") for n in term_names(t)):  # (the semantics' value of a bad read)
-        return f"{what} depends on a read of invalid memory (a null or dangling pointer): {t}"
-    return f"{what} depends on something other than the input: {t}"
+        return f"{what} depends on a read of invalid memory (out of bounds, or a null or dangling pointer): {text}"
+    return f"{what} depends on something other than the input: {text}"
 
 
 def _endless(end: PathEnd, max_statements: int) -> str:
