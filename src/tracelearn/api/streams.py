@@ -93,10 +93,12 @@ def learn_filter_file(file: str, *, function: str, lookback: int | None = None, 
             learn(program, opts, progress, result)
             if result.transducer is not None:
                 result.transducer.compile_all()  # (a term no run can evaluate: refused here, whatever --check)
-            if result.transducer is not None and check:
+            suspects = failing_check_inputs(result)
+            if result.transducer is not None and (check or suspects):
                 if progress:
-                    progress(f"comparing the transducer with the interpreter on {check} inputs")
-                differential = differential_check(file, function, el, result, check, seed, dm, include, define)
+                    progress(f"comparing the transducer with the interpreter on {check + len(suspects)} inputs")
+                differential = differential_check(file, function, el, result, check, seed, dm, include, define,
+                                                  first=suspects)
             finished = True
     except (CommandTimeout, ctypes.ArgumentError) as e:
         if isinstance(e, ctypes.ArgumentError) and "CommandTimeout" not in repr(e):
@@ -127,18 +129,36 @@ def learn_filter(file: str, **options) -> dict:
     return learn_filter_file(file, **options).doc
 
 
+def failing_check_inputs(result: LearnResult) -> list[list[int]]:
+    """Inputs to run concretely for the checks a big step's path could fail (the
+    explorers' candidates, ``FilterTarget.failing``): the window's values of the
+    failing input, oldest first, and their suffixes, with and without the element
+    met (a step at the end of the input has none)."""
+    out: list[list[int]] = []
+    for ex in (result.explorers or {}).values():
+        for fc in ex.sem.target.failing.values():
+            vals = list(reversed(fc.values))
+            for v in [vals[i:] for i in range(len(vals))] + [vals[i:-1] for i in range(len(vals) - 1)]:
+                if v not in out:
+                    out.append(v)
+    return out[:64]
+
+
 def differential_check(file: str, function: str, el: Element, result: LearnResult, count: int, seed: int,
-                       data_model: str, include: list[str] | None, define: dict[str, str] | None) -> dict:
+                       data_model: str, include: list[str] | None, define: dict[str, str] | None,
+                       first: list[list[int]] = ()) -> dict:
     """The transducer against the filter in the interpreter (through the stream
-    harness, not the big-step strategy the learner used) on ``count`` inputs."""
+    harness, not the big-step strategy the learner used) on the inputs ``first``, then
+    ``count`` random ones."""
     t = result.transducer
     assert t is not None
     rng = random.Random(seed)
     pool = sorted({el.wrap(c + d) for c in constants_of(t) for d in (-1, 0, 1)})
     replay = FilterReplay(file, function, el.bits, data_model, include, define)
     try:
-        inputs = [[]] + [[rng.choice(pool) if pool and rng.random() < 0.5 else rng.randint(el.lo, el.hi)
-                          for _ in range(rng.randint(1, 16))] for _ in range(count - 1)]
+        inputs = list(first) + ([[]] if count else []) + [
+            [rng.choice(pool) if pool and rng.random() < 0.5 else rng.randint(el.lo, el.hi)
+             for _ in range(rng.randint(1, 16))] for _ in range(count - 1)]
         bad = None
         for v in inputs:
             got = t.run(v)

@@ -131,18 +131,45 @@ class FilterError(UnsupportedError):
     """The filter is outside the class Sigma* learns (with the reason and where)."""
 
 
+@dataclass(frozen=True)
+class FailingCheck:
+    """A check a big step's path can fail, with the window's values of one such input
+    (``values[j]``: the element j before the one the step met)."""
+
+    kind: str
+    message: str
+    loc: str
+    values: tuple[int, ...]
+
+
 class FilterTarget(PathTarget):
     """The path target of a filter's runs and big steps: a check that can fail on the
-    path (a division by zero, say) puts the filter outside the class, said where it is.
-    The semantics goes on past a check assuming it holds: without this, a filter that
-    divides by an element was learned with z3's value of x / 0 (and proved: the
-    checks' failures are not paths)."""
+    path (a division by zero, say) puts the filter outside the class. The semantics goes
+    on past a check assuming it holds: without this, a filter that divides by an
+    element was learned with z3's value of x / 0 (and proved).
+
+    A run from the program's start (``window`` None) raises at once: its path is one
+    inputs take. A big step starts from a boundary whose state is read back over the
+    window, and the window may hold values no input leaves there (snippet_escape's
+    held tag), so the step's failing checks are kept as candidates (``failing``) with
+    the window's values of one failing input, for the caller to run concretely."""
+
+    def __init__(self, window: list[z3.BitVecRef] | None = None, **kwargs) -> None:  # noqa: ANN003 - PathTarget's
+        super().__init__(**kwargs)
+        self.window = window
+        self.failing: dict[str, FailingCheck] = {}  # property id -> the first candidate
 
     def record(self, s: Step) -> int:
         n = super().record(s)
-        if s.kind == "check" and s.violation is not None and self.check([s.violation]) == z3.sat:
-            raise FilterError(f"the filter fails on some input ({s.prop_kind}: {s.message}): a filter must write "
-                              "an output for every input", str(s.loc))
+        if s.kind != "check" or s.violation is None or (self.window is not None and s.prop_id in self.failing):
+            return n
+        if self.check([s.violation]) == z3.sat:
+            if self.window is None:
+                raise FilterError(f"the filter fails on some input ({s.prop_kind}: {s.message}): a filter must "
+                                  "write an output for every input", str(s.loc))
+            m = self.model()
+            values = tuple(m.eval(w, model_completion=True).as_signed_long() for w in self.window)
+            self.failing[s.prop_id] = FailingCheck(s.prop_kind, s.message, str(s.loc), values)
         return n
 
 
@@ -462,7 +489,8 @@ class StepExplorer:
         # the window places of the steps' terms (a learner shares its own with the walk and
         # the oracle)
         self.facts = facts if facts is not None else TermFacts()
-        self.sem = SymbolicSemantics(program, SemanticsOptions(name_values=False), FilterTarget(inline_rlimit=INLINE_RLIMIT))
+        target = FilterTarget([element.window(j) for j in range(lookback + 1)], inline_rlimit=INLINE_RLIMIT)
+        self.sem = SymbolicSemantics(program, SemanticsOptions(name_values=False), target)
         self.explorer = PathExplorer(self.sem, PathOptions(eager=True, max_statements=self.opt.max_statements,
                                                            library_bound=self.opt.library_bound, repeats_end=True))
         self.function = function
