@@ -850,3 +850,22 @@ def test_never_writes_options_are_checked(tmp_path, capsys):
     assert main(["filters", "idempotent", path, "--function", "html_escape", "--text", "<"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.count("tracelearn: error:") == 5
+
+
+@pytest.mark.parametrize("n", [10, 40])
+def test_writes_past_the_contexts_of_a_node_is_never_never_when_a_run_writes(monkeypatch, n):
+    """A node past ``CONTEXTS`` dropped the paths arriving later, and a step no recorded
+    path admitted was forgotten: with 34 moves into one state, the transducer below
+    writes 7 on [33, 0], and the search said "never" (a reviewer's case). Now it finds
+    the run, or, past the limit, says unknown."""
+    import tracelearn.analyses.streams.properties as props
+    from tracelearn.automata.transducer import Move, Transducer, window
+    monkeypatch.setattr(props, "CONTEXTS", 32)
+    w0, w1 = window(0, 8), window(1, 8)
+    moves = [Move(0, w0 == i, (), 1) for i in range(n)] + [Move(1, w1 == n - 1, (z3.BitVecVal(7, 32),), 1)]
+    t = Transducer(8, 2, 0, moves, [], ())
+    assert t.run([n - 1, 0]) == [7]
+    res = writes(t, [7])
+    assert res.status == ("writes" if n <= 32 else "unknown"), res
+    if res.status == "writes":
+        assert t.run(res.witness) == [7]

@@ -43,9 +43,10 @@ def _bit_vector_terms(file_arg: int) -> Callable:
             try:
                 return f(*args, **kwargs)
             except UnsupportedTerm as e:
+                where = args[file_arg] if len(args) > file_arg else kwargs.get("file")
                 raise UnsupportedError(f"'{kwargs.get('function')}': {e}: a guard or output outside the "
                                        "transducers' terms (integer terms of the input; no floating point)",
-                                       args[file_arg]) from None
+                                       where) from None
         return call
     return wrap
 
@@ -265,11 +266,13 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
     witness = None
     if cmp.status == "different":
         holds = False
-        witness = {"input": cmp.witness,
-                   "left": {"pipeline": names(sides[0]), "output": _run_chain(sides[0], cmp.witness, el)},
-                   "right": {"pipeline": names(sides[1]) or ["identity"],
-                             "output": _run_chain(sides[1], cmp.witness, el)}}
-        witness["replay"] = "confirmed" if witness["left"]["output"] != witness["right"]["output"] else "not confirmed"
+        try:
+            outs = [_run_chain(sides[0], cmp.witness, el), _run_chain(sides[1], cmp.witness, el)]
+        except FilterError as e:  # a filter's run fails there: the comparison is kept, unconfirmed
+            outs, cmp.reason = [None, None], f"the witness's replay failed: {e}"
+        witness = {"input": cmp.witness, "left": {"pipeline": names(sides[0]), "output": outs[0]},
+                   "right": {"pipeline": names(sides[1]) or ["identity"], "output": outs[1]}}
+        witness["replay"] = "confirmed" if outs[0] is not None and outs[0] != outs[1] else "not confirmed"
         if witness["replay"] != "confirmed":
             holds = None  # the models said no, the programs do not: never a wrong answer
     elif cmp.status == "equal":
@@ -318,7 +321,8 @@ def filter_never_writes(file: str, *, function: str, sequence: list[int], elemen
     """``tracelearn filters never-writes FILE --function F --text S --json``: output
     inclusion, whether no input makes the filter write ``sequence`` (consecutive
     outputs; the pre-image of the outputs holding it is empty), from its learned
-    transducer; a shortest input that does, replayed in the interpreter, when not."""
+    transducer; else an input that does (the shortest the search found), replayed in the
+    interpreter."""
     if not sequence:
         raise OptionError("never-writes needs a non-empty sequence (--text or --values)")
     el = Element.named(element)
@@ -342,9 +346,13 @@ def filter_never_writes(file: str, *, function: str, sequence: list[int], elemen
     witness = None
     reason = search.reason
     if search.status == "writes" and search.witness is not None:
-        out = _run_chain([(path, function)], search.witness, el)
+        try:
+            out: list[int] | None = _run_chain([(path, function)], search.witness, el)
+        except FilterError as e:  # the filter's run fails there: the search's answer is kept, unconfirmed
+            out, reason = None, f"the witness's replay failed: {e}"
         n = len(sequence)
-        at = next((i for i in range(len(out) - n + 1) if out[i:i + n] == list(sequence)), None)
+        at = None if out is None else next((i for i in range(len(out) - n + 1) if out[i:i + n] == list(sequence)),
+                                           None)
         witness = {"input": search.witness, "output": out, "at": at,
                    "replay": "confirmed" if at is not None else "not confirmed"}
         holds = False if at is not None else None  # the model said so, the program does not: unknown

@@ -106,13 +106,13 @@ def run(args) -> int:
     res, doc = r.result, r.doc
     if args.dot and res.automaton is not None:
         write_output(args.dot, to_dot(res.automaton, name="decisions"), "--dot")
-    if args.html:
-        sources = (r.program.sources.get(args.file) if r.program is not None else None) or \
-            Path(args.file).read_text(errors="replace").splitlines()
-        write_output(args.html, pac_html(doc, res.automaton, sources), "--html")
     if res.counterexample is not None and r.program is not None:
         write_bug(args, r.program, res.counterexample, doc["data_model"])
     print(json_text(doc) if args.json else summary_text(doc))
+    if args.html:  # (after the result: a page that fails to be made loses nothing)
+        sources = (r.program.sources.get(args.file) if r.program is not None else None) or \
+            Path(args.file).read_text(errors="replace").splitlines()
+        write_output(args.html, pac_html(doc, res.automaton, sources), "--html")
     return 0
 
 

@@ -12,10 +12,11 @@ candidate; it is an answer only if the two whole outputs on that input differ (a
 filter may write the same output a step later), else the comparison is ``unknown``.
 Every "no" is replayed: the filters run in the interpreter on the witness.
 
-Both searches step every transition whose guard some window satisfies, whatever the
-steps before said of that window (an over-approximation when the lookback is over 0):
-a "yes" holds for every input, a "no" is an input the transducer runs, and a step no
-input reaches leaves the answer unknown."""
+Both searches over-approximate what the window holds when the lookback is over 0
+(``compare`` steps every transition some window allows; ``writes`` each node under
+what the last steps of its paths said of the window): a "yes" holds for every input,
+a "no" is an input the transducer runs, and a step no input found reaches leaves the
+answer unknown."""
 
 from __future__ import annotations
 
@@ -172,8 +173,10 @@ def _contains(out: list[int] | None, pattern: list[int]) -> bool:
 
 
 # Past this many contexts (what the last steps said of the window) at one search node,
-# the node is searched without one, which covers them all.
-CONTEXTS = 32
+# the node and what it reaches are searched without one, which covers them all (and
+# leaves a step that writes the pattern there unexplained, unknown). javascript_escape's
+# busiest node has 256-512: with fewer, "never writes <" was unknown.
+CONTEXTS = 1024
 
 
 @dataclass
@@ -182,7 +185,8 @@ class _Node:
     the window here); the node is searched under the union of their contexts."""
 
     paths: list[tuple[z3.BoolRef, tuple]]  # (context, the path's step conditions)
-    seen: set[int] = field(default_factory=set)  # the contexts met (z3 shares equal terms: their ids)
+    # the contexts met, by z3's id (it shares equal terms), each kept: a freed term's id is reused
+    seen: dict[int, z3.BoolRef] = field(default_factory=dict)
     free: bool = False  # searched without a context (too many): that covers every path
     queued: bool = True
 
@@ -258,37 +262,47 @@ def writes(t: Transducer, pattern: list[int], max_nodes: int = 100_000, deadline
             hit = moved[(c.get_id(), i)] = (c, kept)  # c kept: its id is not reused
         return hit[1]
 
-    def candidate(node: _Node, last: z3.BoolRef, more: int) -> bool:
-        # an input along one of the node's paths whose context admits ``last`` (``more``: 1
-        # for a step, 0 for a final move), run on the transducer
+    def candidate(node: _Node, ctx: z3.BoolRef, last: z3.BoolRef, more: int) -> bool:
+        # ``last`` writes the pattern where the node's search context ``ctx`` admits it: a
+        # witness is an input along one of the node's recorded paths whose own context
+        # admits it (``more``: 1 for a step, 0 for a final move), run on the transducer;
+        # none found, the step stays unexplained (the answer cannot be "never")
         nonlocal unreached
-        tried = False
-        for ctx, conds in node.paths:
-            if not _sat(z3.And(ctx, last), res, deadline):
+        if not _sat(z3.And(ctx, last), res, deadline):
+            return False
+        for pctx, conds in node.paths:
+            if not _sat(z3.And(pctx, last), res, deadline):
                 continue
-            tried = True
             if _found(t, pattern, path_input(list(conds) + [last], t.bits, len(conds) + more), res) is not None:
                 return True
-        unreached += tried
+        unreached += 1
         return False
 
-    def arrive(key: tuple[int, int, int], conds: tuple) -> bool:
-        # a path to ``key``: kept if what it says of the window is new there (False: too many nodes)
+    def arrive(key: tuple[int, int, int], conds: tuple, free: bool) -> bool:
+        # a path to ``key``: kept if what it says of the window is new there; ``free``: it
+        # comes from a node searched without a context, and so is ``key`` from now on
+        # (its paths' contexts no longer cover what reaches it). False: too many nodes.
         ctx = context(conds)
         node = nodes.get(key)
         if node is None:
             if len(nodes) >= max_nodes:
                 return False
-            nodes[key] = _Node([(ctx, conds)], {ctx.get_id()})
+            nodes[key] = _Node([(ctx, conds)], {ctx.get_id(): ctx}, free)
             queue.append(key)
             return True
-        if node.free or ctx.get_id() in node.seen:
-            return True
-        node.seen.add(ctx.get_id())
-        if not _sat(z3.And(ctx, z3.Not(z3.Or(*[c for c, _ in node.paths]))), res, deadline):
-            return True  # its window is one the node is searched under already
-        node.paths.append((ctx, conds))
-        node.free = len(node.paths) > CONTEXTS
+        if node.free:
+            return True  # searched without a context: that covers it
+        if free:
+            node.free = True
+        else:
+            seen = node.seen.get(ctx.get_id())
+            if seen is not None and seen.eq(ctx):
+                return True
+            node.seen[ctx.get_id()] = ctx
+            if not _sat(z3.And(ctx, z3.Not(z3.Or(*[c for c, _ in node.paths]))), res, deadline):
+                return True  # its window is one the node is searched under already
+            node.paths.append((ctx, conds))
+            node.free = len(node.paths) > CONTEXTS
         if not node.queued:
             node.queued = True
             queue.append(key)
@@ -303,7 +317,7 @@ def writes(t: Transducer, pattern: list[int], max_nodes: int = 100_000, deadline
         ctx = z3.BoolVal(True) if node.free else z3.Or(*[c for c, _ in node.paths])
         for g, outs in _finals(t, q, d):
             for cond, _, hit in branches(s, outs):
-                if hit and candidate(node, z3.And(g, *cond), 0):
+                if hit and candidate(node, ctx, z3.And(g, *cond), 0):
                     return res
         for m in t.out_of(q):
             e = _enabled(m.guard, m.outputs, d)
@@ -311,15 +325,15 @@ def writes(t: Transducer, pattern: list[int], max_nodes: int = 100_000, deadline
                 continue
             for cond, a, hit in branches(s, m.outputs):
                 c = z3.And(e, *cond)
-                if not _sat(z3.And(ctx, c), res, deadline):
-                    continue
                 if hit:
-                    if candidate(node, c, 1):
+                    if candidate(node, ctx, c, 1):
                         return res
+                    continue
+                if not _sat(z3.And(ctx, c), res, deadline):
                     continue
                 for _, conds in node.paths:  # each path goes on (one whose window the step contradicts
                     # arrives with a context nothing satisfies: covered, dropped)
-                    if not arrive((m.dst, min(d + 1, k), a), conds + (c,)):
+                    if not arrive((m.dst, min(d + 1, k), a), conds + (c,), node.free):
                         res.reason = f"more than {max_nodes} search nodes"
                         return res
     if unreached:
