@@ -113,7 +113,7 @@ def run(args) -> int:
         with Progress(enabled=not args.quiet) as progress:
             doc = filter_never_writes(args.file, function=args.function, sequence=seq, element=args.element,
                                       max_depth=args.max_depth, timeout=args.timeout, progress=progress.update)
-        print(json_text(doc) if args.json else never_text(doc))
+        print(json_text(doc) if args.json else summary_text(doc))
         return 0
     if args.text is not None or args.values is not None:
         raise OptionError("--text and --values are never-writes' sequence")
@@ -125,33 +125,23 @@ def run(args) -> int:
     return 0
 
 
-def never_text(doc: dict) -> str:
-    verdict = {True: "HOLDS", False: "DOES NOT HOLD", None: "UNKNOWN"}[doc["holds"]]
-    out = [f"never-writes {doc['sequence']} ({doc['function']}): {verdict}"]
-    if doc["reason"]:
-        out.append(f"  {doc['reason']}")
-    w = doc["witness"]
-    if w is not None:
-        out.append(f"  input {w['input']}: output {w['output']}" + (f", the sequence at {w['at']}" if w["at"] is not None
-                                                                    else ""))
-        out.append(f"  replayed in the interpreter: {w['replay']}")
-    for m in doc["models"]:
-        out.append(f"  model {m['filter']}: {m['states']} states, {'complete' if m['complete'] else m['reason']}")
-    return "\n".join(out)
-
-
 def summary_text(doc: dict) -> str:
+    """The verdict of a property (never-writes' too), its witness and models, as lines."""
     name = doc["property"]
-    who = doc["function"] + (f", {doc['with']}" if doc["with"] else "")
+    who = doc["function"] + (f", {doc['with']}" if doc.get("with") else "")
     verdict = {True: "HOLDS", False: "DOES NOT HOLD", None: "UNKNOWN"}[doc["holds"]]
-    out = [f"{name} ({who}): {verdict}"]
+    out = [f"{name}{' ' + str(doc['sequence']) if 'sequence' in doc else ''} ({who}): {verdict}"]
     if doc["reason"]:
         out.append(f"  {doc['reason']}")
     w = doc["witness"]
-    if w is not None:
+    if w is not None and "left" in w:
         out.append(f"  input {w['input']}:")
         out.append(f"    {' then '.join(w['left']['pipeline'])}: {w['left']['output']}")
         out.append(f"    {' then '.join(w['right']['pipeline'])}: {w['right']['output']}")
+    elif w is not None:
+        out.append(f"  input {w['input']}: output {w['output']}"
+                   + (f", the sequence at {w['at']}" if w["at"] is not None else ""))
+    if w is not None:
         out.append(f"  replayed in the interpreter: {w['replay']}")
     for m in doc["models"]:
         out.append(f"  model {m['filter']}: {m['states']} states, {'complete' if m['complete'] else m['reason']}")

@@ -60,11 +60,19 @@ def html_report(r: AutomatonResult, file: str, doc: dict) -> str:
     out.append("</table><h2>Statistics</h2><table>")
     for k, v in doc["stats"].items():
         out.append(f"<tr><td>{esc(k)}</td><td>{esc(str(v))}</td></tr>")
-    out.append("</table><h2>Source</h2><pre class='src'>")
+    out.append("</table>")
+    return "\n".join(out + source_and_json(lines, hl, doc))
+
+
+def source_and_json(lines: list[str], marked: set[int], doc: dict) -> list[str]:
+    """A report's end: the source, ``marked`` lines highlighted and each line an
+    anchor ``L<n>``, then the result document."""
+    esc = html.escape
+    out = ["<h2>Source</h2><pre class='src'>"]
     for i, text in enumerate(lines, 1):
-        cls = " class='hl'" if i in hl else ""
+        cls = " class='hl'" if i in marked else ""
         out.append(f"<span id='L{i}'{cls}>{i:5d}  {esc(text)}</span>")
     out.append("</pre><h2>JSON</h2><details><summary>the result document</summary><pre>")
     out.append(esc(json_text(doc, indent=1)))
     out.append("</pre></details></body></html>")
-    return "\n".join(out)
+    return out

@@ -10,8 +10,7 @@ from pathlib import Path
 
 from ..automata.dfa import DFA
 from ..automata.dot import to_dot
-from .html_report import STYLE
-from .jsonout import dumps as json_text
+from .html_report import STYLE, source_and_json
 from .layered_layout import layered_svg
 from .svg_layout import dot_svg
 from .trace_text import value_text
@@ -116,11 +115,4 @@ def pac_html(doc: dict, automaton: DFA | None, source: list[str]) -> str:
             lines.add(int(d.rsplit(":", 2)[1]))
         out.append(f"<tr><td>{place}</td><td><code>{esc(text)}</code></td></tr>")
     out.append("</table><h2>Statistics</h2><table>" + _rows(_flat(doc["stats"])) + "</table>")
-    out.append("<h2>Source</h2><pre class='src'>")
-    for i, text in enumerate(source, 1):
-        cls = " class='hl'" if i in lines else ""
-        out.append(f"<span id='L{i}'{cls}>{i:5d}  {esc(text)}</span>")
-    out.append("</pre><h2>JSON</h2><details><summary>the result document</summary><pre>")
-    out.append(esc(json_text(doc, indent=1)))
-    out.append("</pre></details></body></html>")
-    return "\n".join(out)
+    return "\n".join(out + source_and_json(source, lines, doc))
