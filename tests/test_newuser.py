@@ -80,6 +80,29 @@ def test_setjmp_is_refused_not_a_made_up_bug(tmp_path, capsys, command):
     assert "j.c:5:" in err and "unsupported construct: a non-local jump" in err  # (glibc: a macro, _setjmp)
 
 
+def test_the_address_of_a_function_without_a_body_is_a_function_pointer(tmp_path, capsys):
+    """Taking it (not calling it) was an internal KeyError in both engines; called through
+    the pointer it returns a nondeterministic value, as a direct call does, and a
+    library model is linked for it (strlen)."""
+    path = write(tmp_path, "p.c", "#include <assert.h>\n#include <string.h>\nextern int foo(int);\n"
+                                  "int (*p)(int) = foo;\nunsigned long (*n)(const char *) = strlen;\n"
+                                  "int main(void) { assert(n(\"abc\") == 3); int r = p(3); assert(r == 3); return 0; }\n")
+    code, out, err = cli(["check", path, "--json"], capsys)
+    doc = json.loads(out)
+    assert code == 0 and "internal error" not in err
+    assert doc["verdict"] == "false" and doc["counterexample"]["line"] == 6
+    assert doc["counterexample"]["replay"]["status"] == "confirmed"
+    code, out, err = cli(["run", path, "--inputs", "3"], capsys)
+    assert code == 0 and "internal error" not in err
+
+
+def test_longjmp_by_address_is_refused_too(tmp_path, capsys):
+    path = write(tmp_path, "j.c", "#include <setjmp.h>\njmp_buf env;\nvoid (*jump)(struct __jmp_buf_tag *, int) = longjmp;\n"
+                                  "int main(void) { return 0; }\n")
+    code, out, err = cli(["check", path], capsys)
+    assert code == 2 and "j.c:3:" in err and "a non-local jump (longjmp)" in err
+
+
 @pytest.mark.parametrize("args", [["pac", "--epsilon", "0"], ["check", "--bound", "-1"],
                                   ["learn-filter", "--function", "f", "--lookback", "-1"]])
 def test_an_option_argparse_refuses_still_gives_json_its_document(tmp_path, capsys, args):

@@ -13,7 +13,7 @@ from pycparser import c_ast, c_generator
 from ..bigstack import run_with_big_stack
 from ..errors import TracelearnError, UnsupportedError
 from ..ir.datamodel import DataModel, StdTypes
-from ..ir.expr import Const, Reg
+from ..ir.expr import AddrOf, Const, Reg, walk
 from ..ir.program import (
     Call,
     GlobalVar,
@@ -548,11 +548,11 @@ def assemble(low: Lowerer, std: StdTypes, entry: str, checks: frozenset[str]) ->
     externs = {n: low.func_types.get(n, FunctionType(std.int, (), False, False))
                for n in sorted(called) if n not in procedures}
     jumps = sorted(n for n in externs if n in NON_LOCAL_JUMPS)
-    if jumps:
-        call = next(s for p in procedures.values() for b in p.blocks for s in b.stmts
-                    if isinstance(s, Call) and s.callee in jumps)
-        raise UnsupportedError(f"unsupported construct: a non-local jump ({call.callee}): a nondeterministic "
-                               "value in its place would make up runs the program cannot make", str(call.loc))
+    if jumps:  # (at the first statement that calls one or takes its address)
+        at = next(s for p in procedures.values() for b in p.blocks for s in [*b.stmts, b.term]
+                  if s is not None and functions_named(s) & set(jumps))
+        raise UnsupportedError(f"unsupported construct: a non-local jump ({jumps[0]}): a nondeterministic "
+                               "value in its place would make up runs the program cannot make", str(at.loc))
     for n in externs:
         # A bundled header's functions are the engines' library models (registry:
         # semantics/library.py); an implicit declaration was warned about already.
@@ -564,14 +564,18 @@ def assemble(low: Lowerer, std: StdTypes, entry: str, checks: frozenset[str]) ->
 
 
 def called_names(procedures: dict[str, Procedure]) -> set[str]:
-    names: set[str] = set()
-    for p in procedures.values():
-        for b in p.blocks:
-            for s in b.stmts:
-                if isinstance(s, Call) and s.callee:
-                    names.add(s.callee)
-            # Functions whose address is taken can be called through pointers.
-    return names
+    """The functions called, and those whose address is taken (called through pointers:
+    a bodiless one gets an address and its library model too)."""
+    return {n for p in procedures.values() for b in p.blocks for s in [*b.stmts, b.term] if s is not None
+            for n in functions_named(s)}
+
+
+def functions_named(s) -> set[str]:  # noqa: ANN001 - a statement or a terminator
+    """The functions statement ``s`` calls or takes the address of."""
+    out = {s.callee} if isinstance(s, Call) and s.callee else set()
+    for e in s.exprs():
+        out.update(x.name for x in walk(e) if isinstance(x, AddrOf) and x.scope == "function")
+    return out
 
 
 def link_models(procedures: dict[str, Procedure], low: Lowerer, std: StdTypes, checks: frozenset[str]) -> None:
