@@ -51,6 +51,7 @@ def test_a_label_reached_is_a_replayed_violation(saved):
     assert w["replay"]["status"] == "confirmed" and w["line"] == 9
     assert w["inputs"][0]["value"] < -5  # the only way to the label
     assert w["decision_vector"] == "0001"  # x > 10, x > 20, x > 30 false, x < -5 true
+    assert [int(d.rsplit(":", 2)[1]) for d in w["decision_sites"]] == [6, 7, 8, 9]  # their lines
 
 
 def test_an_unreachable_label_holds_with_the_models_guarantee_and_no_relearning(saved):
@@ -73,6 +74,7 @@ def test_a_regular_property_over_decisions(saved):
     src, model, _ = saved
     doc = pac_reuse(src, model, "max-run:1:2", timeout=60)
     assert doc["verdict"] == "violated" and doc["witness"]["decision_vector"] == "111"
+    assert [int(d.rsplit(":", 2)[1]) for d in doc["witness"]["decision_sites"]] == [6, 7, 8]
     replay = doc["witness"]["replay"]
     assert replay["status"] == "confirmed" and replay["vector"].startswith("111")
     assert doc["witness"]["inputs"][0]["value"] > 30
@@ -104,6 +106,7 @@ def test_a_dfa_file_is_a_property(saved, tmp_path):
     f.write_text(bad.to_json())
     doc = pac_reuse(src, model, f"dfa:{f}", timeout=60)
     assert doc["verdict"] == "violated" and doc["witness"]["decision_vector"] == "00"
+    assert [int(d.rsplit(":", 2)[1]) for d in doc["witness"]["decision_sites"]] == [6, 7]
     assert doc["witness"]["inputs"][0]["value"] <= 10
 
 

@@ -90,6 +90,7 @@ def pac_reuse_document(r: ReuseResult | None, file: str, model: str, saved: dict
         witness = {"inputs": r.inputs, "replay": r.replay}
     if witness is not None:
         witness["decision_vector"] = _bits(r.vector)
+        witness["decision_sites"] = r.vector_sites
     doc = {
         "schema_version": SCHEMA_VERSION,
         "command": "pac",

@@ -23,7 +23,7 @@ from ...ir.decisions import assertions_as_branches
 from ...ir.program import Program
 from ...ir.transform import copy_program
 from ...semantics.traces import Counterexample, input_values, model_inputs
-from .driver import PacOptions, PacResult, make_teacher, verify
+from .driver import PacOptions, PacResult, make_teacher, vector_sites, verify
 from .properties import PROPERTY_KIND, DecisionProperty, with_property_errors
 from .teacher import PacTeacher, Undecided, vector_of, word_of
 
@@ -36,6 +36,7 @@ class ReuseResult:
     prop: DecisionProperty
     reason: str = ""
     vector: tuple[bool, ...] | None = None  # the word of L(C) ∩ L(B') (violated / model-refuted)
+    vector_sites: list[str] | None = None  # violated: the decision of each letter of ``vector``
     counterexample: Counterexample | None = None  # violated: a failing run, replayed
     inputs: list[dict] = field(default_factory=list)  # violated (regular property): the run's inputs
     replay: dict = field(default_factory=dict)  # violated (regular property): the interpreter's run
@@ -77,6 +78,11 @@ class _Checker:
             cex = self.errors.error_along(vector_of(e))
             if cex is not None:
                 found.counterexample, found.vector = cex, vector_of(e)
+                try:  # (a detail of the witness: never at the cost of the violation found)
+                    found.vector_sites = vector_sites(self.errors.program, self.errors.sampler.alphabet, cex,
+                                                      found.vector, self.errors.kinds)
+                except Exception:  # noqa: BLE001 - the sites stay unknown
+                    found.vector_sites = None
                 raise PropertyViolated(found)
             w = e + rest
             if base.member(w):
@@ -98,6 +104,7 @@ class _Checker:
             raise Undecided(f"the inputs of the vector {''.join(w)} make {''.join(made)} in the interpreter: "
                             "the engines disagree")
         found.vector, found.inputs = vector_of(w), model_inputs(ex.target.eq, m)
+        found.vector_sites = [d for d, _ in base.sampler.alphabet.made(run.run.decisions, len(w))]
         found.replay = {"status": "confirmed", "vector": "".join(made), "interpreter": run.run.status}
         raise PropertyViolated(found)
 
