@@ -183,6 +183,12 @@ def differential_check(file: str, function: str, el: Element, result: LearnResul
 PROPERTIES = ("equivalent", "idempotent", "commute", "inverse")
 
 
+def _model_doc(label: str, r: FilterRun) -> dict:
+    """What a property's document says of one learned model."""
+    return {"filter": label, "complete": r.doc["complete"], "reason": r.doc["reason"],
+            "states": r.doc["transducer"]["states"] if r.doc["transducer"] else None, "stats": r.doc["stats"]}
+
+
 class NoModel(Exception):
     """A filter of the property had no transducer learned (why: the message)."""
 
@@ -216,9 +222,7 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
         if progress:
             progress(f"learning {label}")
         r = learn_filter_file(path, function=fn, element=element, max_depth=max_depth, check=0, timeout=left_time())
-        models.append({"filter": label, "complete": r.doc["complete"], "reason": r.doc["reason"],
-                       "states": r.doc["transducer"]["states"] if r.doc["transducer"] else None,
-                       "stats": r.doc["stats"]})
+        models.append(_model_doc(label, r))
         if r.result.transducer is None:  # (the time limit, say): the answer is unknown
             raise NoModel(f"{label}: no transducer learned ({r.doc['reason']})")
         return r.result.transducer
@@ -331,8 +335,7 @@ def filter_never_writes(file: str, *, function: str, sequence: list[int], elemen
     if progress:
         progress(f"learning {function}")
     r = learn_filter_file(path, function=function, element=element, max_depth=max_depth, check=0, timeout=timeout)
-    model = {"filter": function, "complete": r.doc["complete"], "reason": r.doc["reason"],
-             "states": r.doc["transducer"]["states"] if r.doc["transducer"] else None, "stats": r.doc["stats"]}
+    model = _model_doc(function, r)
     t = r.result.transducer
     search = Search("unknown", reason=f"{function}: no transducer learned ({r.doc['reason']})")
     if t is not None:

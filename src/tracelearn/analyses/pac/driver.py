@@ -122,10 +122,7 @@ def verify(program: Program, options: PacOptions, progress: Callable[[str], None
     except BugFound as bug:
         result.verdict, result.counterexample = "bug", bug.counterexample
         result.vector, result.found_by = bug.vector, bug.found_by
-        try:  # (a detail of the witness: never at the cost of the bug found)
-            result.vector_sites = vector_sites(prog, alphabet, bug.counterexample, bug.vector, opt.kinds)
-        except Exception:  # noqa: BLE001 - any failure of the interpreter here leaves the sites unknown
-            result.vector_sites = None
+        result.vector_sites = vector_sites(prog, alphabet, bug.counterexample, bug.vector, opt.kinds)
     except Undecided as u:
         # A solver stopped by the time limit answers unknown: that is the timeout
         late = deadline is not None and time.perf_counter() >= deadline - 0.1
@@ -148,9 +145,14 @@ def vector_sites(prog: Program, alphabet: DecisionAlphabet, cex: Counterexample,
                  kinds: frozenset[str]) -> list[str] | None:
     """The decision each letter of a bug's ``vector`` was made at, from the interpreter's
     run of its witness's inputs (``prog``: assertions rewritten as decisions); None where
-    that run makes another vector (it does not, when the witness replays)."""
+    that run makes another vector (it does not, when the witness replays), or fails: a
+    detail of the witness, never at the cost of the bug found."""
     steps = cex.replay.get("steps") if isinstance(cex.replay, dict) else None  # the replay's length, if known
     limit = 2 * steps + 10_000 if isinstance(steps, int) else 20_000_000
-    it = Interpreter(prog, InterpOptions(checks=kinds, record_decisions=True, max_steps=limit))
-    made = alphabet.made(it.run(InputSource(list(cex.input_values), seed=0), argv=None).decisions, len(vector))
+    try:
+        it = Interpreter(prog, InterpOptions(checks=kinds, record_decisions=True, max_steps=limit))
+        run = it.run(InputSource(list(cex.input_values), seed=0), argv=None)
+    except Exception:  # noqa: BLE001 - any failure of the interpreter here leaves the sites unknown
+        return None
+    made = alphabet.made(run.decisions, len(vector))
     return [d for d, _ in made] if tuple(a for _, a in made) == tuple(vector) else None

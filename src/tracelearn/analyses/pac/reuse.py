@@ -78,11 +78,8 @@ class _Checker:
             cex = self.errors.error_along(vector_of(e))
             if cex is not None:
                 found.counterexample, found.vector = cex, vector_of(e)
-                try:  # (a detail of the witness: never at the cost of the violation found)
-                    found.vector_sites = vector_sites(self.errors.program, self.errors.sampler.alphabet, cex,
-                                                      found.vector, self.errors.kinds)
-                except Exception:  # noqa: BLE001 - the sites stay unknown
-                    found.vector_sites = None
+                found.vector_sites = vector_sites(self.errors.program, self.errors.sampler.alphabet, cex,
+                                                  found.vector, self.errors.kinds)
                 raise PropertyViolated(found)
             w = e + rest
             if base.member(w):
