@@ -156,7 +156,7 @@ def test_the_stream_analyses_solver_lets_a_ctrl_c_through_and_names_the_time_lim
     """z3's own SIGINT handler turned a Ctrl-C in learn-filter's queries into an unknown
     answer, and the command went on; with it off, the interrupt is raised as the query
     returns (here at its 1 s timeout)."""
-    from tracelearn.analyses.streams.windows import solver, undecided
+    from tracelearn.automata.transducer_paths import solver, undecided
 
     s = solver()
     s.add(_hard().assertions())

@@ -532,11 +532,11 @@ def test_generated_c_prints_terms_simplified():
 
 
 def test_a_comparison_past_its_deadline_is_undecided_not_answered():
-    from tracelearn.analyses.streams.properties import compare, identity
+    from tracelearn.automata.transducer_algebra import equivalence, identity
     t = identity(8)
-    assert compare(t, t).status == "equal"
+    assert equivalence(t, t).status == "equal"
     with pytest.raises(TimeoutError, match="time limit"):
-        compare(t, t, deadline=time.perf_counter() - 1)
+        equivalence(t, t, deadline=time.perf_counter() - 1)
 
 
 def test_fused_filter_equals_the_pipeline(tmp_path, capsys, monkeypatch):
@@ -590,7 +590,7 @@ def test_character_literal_text():
 def test_an_undecided_witness_query_raises_never_reads_as_no_input():
     """A query the solver gives up on (here a resource limit of 1) is not "no input":
     the table would mark a feasible word infeasible, the oracle drop a separating path."""
-    from tracelearn.analyses.streams.windows import solve_input, solver
+    from tracelearn.automata.transducer_paths import solve_input, solver
     x = z3.BitVec("in!0", 8)
     assert solve_input([x * x * x == 27, x > 0], 1, 8) == [3]
     s = solver()
@@ -679,12 +679,12 @@ def test_array_c_is_written_for_a_proved_transducer_only(tmp_path, capsys):
 def test_an_undecided_property_query_is_unknown_not_a_traceback(monkeypatch):
     """The comparison of two learned transducers asks z3 directly; a query it leaves
     undecided makes the answer unknown (holds null) with the reason."""
-    import tracelearn.analyses.streams.properties as props
+    import tracelearn.automata.transducer_algebra as algebra
     from tracelearn.api.streams import filter_property
 
-    def undecided(f, res, deadline=None):
+    def undecided(self, f):
         raise TimeoutError("the solver could not decide a query (canceled)")
-    monkeypatch.setattr(props, "_sat", undecided)
+    monkeypatch.setattr(algebra._Queries, "sat", undecided)
     doc = filter_property("idempotent", str(STREAMS / "escape.c"), function="html_escape")
     assert doc["holds"] is None and "could not decide" in doc["reason"]
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ..analyses.streams.cgen import array_source, pipeline_source, transducer_filter
 from ..analyses.streams.driver import LearnOptions, LearnResult, learn
-from ..analyses.streams.properties import Comparison, Search, compare, identity, writes
+from ..analyses.streams.properties import Search, writes
+from ..automata.transducer_algebra import Comparison, NotComposable, compose, equivalence, identity
 from ..analyses.streams.replay import FilterReplay
 from ..analyses.streams.teacher import constants_of
 from ..automata.transducer import Transducer
@@ -198,8 +199,11 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
                     with_file: str | None = None, element: str = "char", max_depth: int | None = None,
                     timeout: float = 300.0, progress: Callable[[str], None] | None = None) -> dict:
     """``tracelearn filters PROP FILE --function F [--with G] [--with-file FILE2] --json``:
-    whether the property holds, from learned transducers (compositions learned as C
-    pipelines), with a shortest witness replayed in the interpreter when it does not."""
+    whether the property holds, from learned transducers, with a shortest witness
+    replayed in the interpreter when it does not. A composition is the two transducers
+    composed; where the second filter has no transducer of its own (a decoder whose
+    state grows with the input, say) the C pipeline of the first's transducer feeding
+    the second's code is learned instead."""
     if prop not in PROPERTIES:
         raise OptionError(f"unknown property {prop!r} (choose from {', '.join(PROPERTIES)})")
     two = prop in ("equivalent", "commute", "inverse")
@@ -213,6 +217,7 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
     t0 = time.perf_counter()
     deadline = t0 + timeout
     models: list[dict] = []
+    compositions: list[dict] = []
     work = tempfile.TemporaryDirectory(prefix="tracelearn-pipeline-")
 
     def left_time() -> float:
@@ -227,10 +232,36 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
             raise NoModel(f"{label}: no transducer learned ({r.doc['reason']})")
         return r.result.transducer
 
-    def pipeline(first, first_label: str, second_file: str, second_fn: str, label: str):
+    def composed(first, second, second_file: str, second_fn: str, label: str):
+        """``second`` after ``first``: composed, else learned as a C pipeline."""
+        why = "the second filter has no transducer of its own"
+        if second is not None:
+            if progress:
+                progress(f"composing {label}")
+            try:
+                t = compose(first, second, deadline=time.perf_counter() + left_time())
+                compositions.append({"composition": label, "by": "composing the transducers", "states": t.states})
+                return t
+            except NotComposable as e:
+                why = str(e)
         src = Path(work.name) / f"pipeline{len(models)}.c"
         src.write_text(_pipeline_c(first, second_file, second_fn))
-        return model(str(src), "__tl_pipeline", label)
+        t = model(str(src), "__tl_pipeline", label)
+        compositions.append({"composition": label, "by": f"learning the C pipeline ({why})", "states": t.states})
+        return t
+
+    def own_model(path: str, fn: str, label: str):
+        """The second filter's transducer when it has a proved one, else None (the
+        composition is then learned as a pipeline, where the decoder is in the class)."""
+        try:
+            r = learn_filter_file(path, function=fn, element=element, max_depth=max_depth, check=0,
+                                  timeout=left_time())
+        except FilterError:
+            return None
+        if r.result.transducer is None or not r.doc["complete"]:
+            return None
+        models.append(_model_doc(label, r))
+        return r.result.transducer
 
     F, G = (f_file, function), (g_file, with_function or "")
 
@@ -244,24 +275,24 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
             left, right = f, model(g_file, with_function, with_function)
             sides = ([F], [G])
         elif prop == "idempotent":
-            left, right = pipeline(f, function, f_file, function, f"{function}.{function}"), f
+            left, right = composed(f, f, f_file, function, f"{function}.{function}"), f
             sides = ([F, F], [F])
         elif prop == "commute":
             g = model(g_file, with_function, with_function)
-            left = pipeline(f, function, g_file, with_function, f"{with_function} after {function}")
-            right = pipeline(g, with_function, f_file, function, f"{function} after {with_function}")
+            left = composed(f, g, g_file, with_function, f"{with_function} after {function}")
+            right = composed(g, f, f_file, function, f"{function} after {with_function}")
             sides = ([F, G], [G, F])
         else:
-            left, right = pipeline(f, function, g_file, with_function, f"{with_function} after {function}"), \
-                identity(el.bits)
+            g = own_model(g_file, with_function, with_function)
+            left = composed(f, g, g_file, with_function, f"{with_function} after {function}")
+            right = identity(el.bits)
             sides = ([F, G], [])
         if progress:
             progress("comparing the transducers")
-        try:
-            cmp = compare(left, right, deadline=time.perf_counter() + left_time())
-        except TimeoutError as e:  # a query the solver left undecided: unknown, never a guess
-            cmp = Comparison("unknown", reason=str(e))
+        cmp = equivalence(left, right, deadline=time.perf_counter() + left_time())
     except NoModel as e:
+        cmp = Comparison("unknown", reason=str(e))
+    except TimeoutError as e:  # a query the solver left undecided: unknown, never a guess
         cmp = Comparison("unknown", reason=str(e))
     finally:
         work.cleanup()
@@ -288,7 +319,7 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
         reason = "the learned models agree, but not every model was proved equal to its filter"
     return {"schema_version": SCHEMA_VERSION, "command": "filters", "property": prop, "file": file,
             "function": function, "with": with_function, "with_file": with_file, "holds": holds,
-            "reason": reason, "witness": witness, "models": models,
+            "reason": reason, "witness": witness, "models": models, "compositions": compositions,
             "stats": {"state_pairs": cmp.pairs, "solver_calls": cmp.solver_calls,
                       "time": round(time.perf_counter() - t0, 4)}}
 

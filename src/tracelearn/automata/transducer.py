@@ -9,6 +9,11 @@ with bottom is false). Every state is final. On input ``a0 .. a(n-1)`` a run wri
 initial output, then each transition's outputs, then the outputs of the first
 enabled final move of the last state (window relative to position ``n``: ``w1`` is the
 last element; none enabled: nothing). Outputs are 32-bit (C's ``int``).
+
+A ``nondeterministic`` transducer may take any enabled move, and at the end any enabled
+final move (none enabled: nothing): ``outputs`` gives every output of its runs. The
+operations on transducers (composition, union, single-valuedness, equivalence) are in
+``transducer_algebra``.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ class Transducer:
     initial_output: tuple[int, ...] = ()
     names: list[str] = field(default_factory=list)  # a label per state (e.g. its access word)
     chars: bool = False  # the elements are C chars: constants read as character literals
+    nondeterministic: bool = False  # any enabled move may be taken (else the first enabled)
     # shared by the conjectures of one learning run (their terms recur round after round)
     facts: TermFacts | None = field(default=None, repr=False, compare=False)
     _compiled: dict | None = field(default=None, repr=False, compare=False)
@@ -104,6 +110,39 @@ class Transducer:
         for s in steps[:-1]:
             out.extend(s)
         return out + steps[-1]
+
+    def outputs(self, values: list[int]) -> set[tuple[int, ...]]:
+        """The outputs of every run on ``values`` (empty: outside the domain); a
+        deterministic transducer's one run."""
+        if not self.nondeterministic:
+            out = self.run(values)
+            return set() if out is None else {tuple(out)}
+        c = self._compile()
+        k = c["lookback"]
+        mask = (1 << self.bits) - 1
+
+        def env(n: int, i: int) -> dict:
+            return {f"w{j}": (values[i - j] & mask if 0 <= i - j < n else None) for j in range(k + 1)}
+
+        def enabled(m, e: dict) -> list[int] | None:
+            try:
+                return [signed(self._fn(o)(e), OUT_BITS) for o in m.outputs] if self._fn(m.guard)(e) else None
+            except Undefined:
+                return None
+
+        # the runs as a set of (state, output so far): a word of n elements has at most
+        # states x outputs of them, not one per path
+        runs = {(self.initial, tuple(self.initial_output))}
+        for i in range(len(values)):
+            e = env(i + 1, i)
+            runs = {(m.dst, out + tuple(o)) for q, out in runs for m in c["moves"].get(q, [])
+                    if (o := enabled(m, e)) is not None}
+        e = env(len(values), len(values))
+        done: set[tuple[int, ...]] = set()
+        for q, out in runs:
+            ends = [o for f in c["finals"].get(q, []) if (o := enabled(f, e)) is not None]
+            done.update(out + tuple(o) for o in ends) if ends else done.add(out)
+        return done
 
     def trace(self, values: list[int]) -> list[list[int]] | None:
         """The outputs of each transition on ``values``, then those of the final move."""
@@ -171,6 +210,7 @@ class Transducer:
             "initial_output": list(self.initial_output),
             "state_names": self.names,
             "chars": self.chars,
+            "nondeterministic": self.nondeterministic,
             "transitions": [{"from": m.src, "to": m.dst, **move(m)} for m in self.moves],
             "final": [{"state": f.src, **move(f)} for f in self.finals],
         }
@@ -193,7 +233,7 @@ class Transducer:
         moves = [Move(m["from"], *parts(m), m["to"]) for m in d["transitions"]]
         finals = [FinalMove(f["state"], *parts(f)) for f in d["final"]]
         return Transducer(d["element_bits"], d["states"], d["initial"], moves, finals, tuple(d["initial_output"]),
-                          list(d["state_names"]), d["chars"])
+                          list(d["state_names"]), d["chars"], nondeterministic=d.get("nondeterministic", False))
 
     def to_dot(self, name: str = "transducer") -> str:
         lines = [f'digraph "{name}" {{', "  rankdir=LR;", '  node [shape=circle, fontname="monospace"];',

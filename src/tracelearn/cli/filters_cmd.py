@@ -22,10 +22,15 @@ never-writes F --text S (or --values V,V,...): no input makes F write S, its
 elements consecutive in the output (output inclusion: the pre-image of the outputs
 holding S is empty); else a shortest input that does. --text takes C escapes
 (\\n, \\x3c, \\\\); its bytes are the values a char filter writes (signed).
-A composition is learned as a C pipeline: the first filter's learned transducer
-feeding the second filter's code. Between two filters the stream carries C ints
-(tl_out's type). holds is true only when every model was proved equal to its filter;
-false only when the programs, run in the interpreter, confirm the witness."""
+Two transducers are compared on pairs of runs, the outputs one has written and the
+other not yet kept as terms: a filter that writes an element a step later than
+another is still equal to it. A composition is the two learned transducers composed;
+where that cannot be (the second has no transducer of its own, or the first writes
+ints outside the second's element type: between two filters the stream carries C
+ints, tl_out's type) it is learned as a C pipeline, the first filter's transducer
+feeding the second filter's code. holds is true only when every model was proved
+equal to its filter; false only when the programs, run in the interpreter, confirm
+the witness."""
 
 
 def add_parsers(sub) -> None:
@@ -145,4 +150,6 @@ def summary_text(doc: dict) -> str:
         out.append(f"  replayed in the interpreter: {w['replay']}")
     for m in doc["models"]:
         out.append(f"  model {m['filter']}: {m['states']} states, {'complete' if m['complete'] else m['reason']}")
+    for c in doc.get("compositions", []):
+        out.append(f"  {c['composition']}: {c['states']} states, by {c['by']}")
     return "\n".join(out)

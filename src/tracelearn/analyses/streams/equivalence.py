@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 import z3
 
 from ...automata.transducer import FinalMove, Move, Transducer
+from ...automata.transducer_paths import at_position, path_input, solve_input, solver, undecided
 from ...bvterm import TermFacts
-from .windows import at_position, output_difference, path_input, solve_input, solver, undecided
+from .windows import output_difference
 from ...semantics.solving import remaining_ms
 from ...semantics.strategies.bigstep import Boundary, LookbackExceeded, StepExplorer, SymStep
 from ...z3dag import all_of, any_of, conjuncts, holds

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 import z3
 
 from ...automata.transducer import Transducer
+from ...automata.transducer_paths import at_position, satisfiable, solve_input, solver
 from ...z3dag import bv_numerals, signed
-from .windows import at_position, outputs_differ, satisfiable, solve_input, solver
+from .windows import outputs_differ
 from ...learning.symbolic_table import Letter, Observation, Word
 from ...semantics.strategies.bigstep import FilterError, FilterRunner, LookbackExceeded, StreamRun
 from ...semantics.solving import at_deadline

@@ -1,0 +1,525 @@
+"""Operations on symbolic transducers with lookback (Sigma*, Sec. 4): composition,
+union, totality, single-valuedness, and equivalence with a shortest separating input.
+
+Equivalence follows the paper's reduction: two transducers are equivalent when their
+union is single-valued (and, both deterministic, they have one domain). Single-valuedness
+is decided on the square of the transducer, pairs of runs on one input, as Demers et
+al.'s linear grammar does: a pair of runs is a derivation, and the outputs one run has
+written and the other not yet are its *delay*. A pair whose outputs differ where both
+have written, or end with a delay, is a separating input. The delay is kept as terms over
+the window, shifted one place per step, so a filter that writes an element one step
+later than another is still equal to it (the step-by-step product could not say).
+
+With a lookback over 0 a node of the square is searched under every window, not only
+under those its paths leave (the window's history is forgotten), so "equal" holds for
+every input, and a difference found is a separating input only once an input solved
+along its path separates the two transducers when run. A difference no input confirms
+leaves the answer unknown, never a guess; so do delays longer than ``max_delay``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import z3
+
+from ..bvterm import window_vars
+from .transducer import OUT_BITS, FinalMove, Move, Transducer, term_text
+from .transducer_paths import path_input, solver, undecided
+
+
+@dataclass
+class Comparison:
+    status: str  # "equal" | "different" | "unknown"
+    witness: list[int] | None = None
+    reason: str = ""
+    pairs: int = 0  # nodes of the square searched
+    solver_calls: int = 0
+
+
+class NotComposable(ValueError):
+    """An operation refused, with the reason (a composition whose window would grow
+    without bound, say)."""
+
+
+# ---------------------------------------------------------------- the moves of a state
+
+
+def enabled(guard: z3.BoolRef, outputs: tuple, defined: int, final: bool = False) -> z3.BoolRef:
+    """When a move is enabled where the window's places ``1..defined`` hold elements
+    (``w0`` too, unless it is a final move): its guard, or false when it reads a place
+    that is empty there (before the stream's start)."""
+    for t in (guard, *outputs):
+        for j in window_vars(t):
+            if (final and j == 0) or j > defined:
+                return z3.BoolVal(False)
+    return guard
+
+
+def choices(t: Transducer, q: int, defined: int) -> list[tuple[Move, z3.BoolRef]]:
+    """The moves of ``q`` with the condition under which the run takes each: any enabled
+    one when ``t`` is nondeterministic, else the first enabled."""
+    out = []
+    earlier: list[z3.BoolRef] = []
+    for m in t.out_of(q):
+        en = enabled(m.guard, m.outputs, defined)
+        if z3.is_false(en):
+            continue
+        out.append((m, en if t.nondeterministic or not earlier else z3.And(en, *[z3.Not(e) for e in earlier])))
+        earlier.append(en)
+    return out
+
+
+def end_choices(t: Transducer, q: int, defined: int) -> list[tuple[z3.BoolRef, tuple]]:
+    """What ``q`` writes at the end of the input, as (condition, outputs): an enabled
+    final move (the first, when deterministic), or nothing when none is enabled."""
+    out = []
+    earlier: list[z3.BoolRef] = []
+    for f in t.finals:
+        if f.src != q:
+            continue
+        en = enabled(f.guard, f.outputs, defined, final=True)
+        if z3.is_false(en):
+            continue
+        out.append((en if t.nondeterministic or not earlier else z3.And(en, *[z3.Not(e) for e in earlier]), f.outputs))
+        earlier.append(en)
+    out.append((z3.And(*[z3.Not(e) for e in earlier]) if earlier else z3.BoolVal(True), ()))
+    return out
+
+
+def shifted(t: z3.ExprRef) -> z3.ExprRef:
+    """``t`` one step later: the element at ``w<j>`` is then at ``w<j+1>``."""
+    places = window_vars(t)
+    if not places:
+        return t
+    bits = next(c.size() for c in _window_consts(t))
+    return z3.substitute(t, *[(z3.BitVec(f"w{j}", bits), z3.BitVec(f"w{j + 1}", bits)) for j in places])
+
+
+def _window_consts(t: z3.ExprRef):
+    seen: set[int] = set()
+    stack = [t]
+    while stack:
+        e = stack.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED and e.decl().name()[:1] == "w":
+            yield e
+        stack.extend(e.children())
+
+
+class _Queries:
+    """The solver calls of one operation, with its deadline."""
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        self.calls = 0
+
+    def sat(self, f: z3.BoolRef) -> bool:
+        if z3.is_false(f):
+            return False
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            raise TimeoutError("time limit")
+        self.calls += 1
+        s = solver()
+        if self.deadline is not None:
+            s.set("timeout", max(1, int((self.deadline - time.perf_counter()) * 1000)))
+        s.add(f)
+        r = s.check()
+        if r == z3.unknown:
+            raise undecided(s, self.deadline)
+        return r == z3.sat
+
+
+# ---------------------------------------------------------------- the square
+
+
+def _align(left: tuple, right: tuple) -> tuple[list[z3.BoolRef], int, tuple]:
+    """Two output sequences against each other: the equations of the part both wrote,
+    and the delay (the side ahead, 0 or 1, and what it wrote beyond the other)."""
+    n = min(len(left), len(right))
+    eqs = [a == b for a, b in zip(left[:n], right[:n]) if not a.eq(b)]
+    return eqs, (0 if len(left) > n else 1), (left[n:] or right[n:])
+
+
+def _consts(values) -> tuple:
+    return tuple(z3.BitVecVal(v, OUT_BITS) for v in values)
+
+
+def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *, domains: bool,
+           max_pairs: int = 100_000, max_delay: int = 32, deadline: float | None = None) -> Comparison:
+    """Search pairs of runs of ``a`` and ``b`` on one input, breadth first, for one whose
+    outputs differ (``domains``: or on which one has a run and the other not, both
+    deterministic). ``confirm(input)``: do the transducers, run, really differ there? A
+    query the solver leaves undecided by ``deadline`` raises TimeoutError."""
+    if a.bits != b.bits:
+        return Comparison("unknown", reason="the element types differ")
+    qs = _Queries(deadline)
+    res = Comparison("unknown")
+    k = max(a.lookback, b.lookback)
+    unconfirmed = ""
+
+    def candidate(conds: tuple, bad: z3.BoolRef, length: int) -> bool:
+        """A difference at the end of ``conds``: True when an input confirms it."""
+        nonlocal unconfirmed
+        if not qs.sat(bad):
+            return False
+        w = path_input(list(conds) + [bad], a.bits, length)
+        if w is not None and confirm(w):
+            res.status, res.witness = "different", w
+            return True
+        unconfirmed = unconfirmed or ("a difference that no input reaches" if w is None else
+                                      f"a difference the transducers do not show when run on {w}")
+        return False
+
+    eqs, side, lag = _align(_consts(a.initial_output), _consts(b.initial_output))
+    if eqs and candidate((), z3.Not(z3.And(*eqs)), 0):
+        return _done(res, qs)
+    start = (a.initial, b.initial, 0, side, lag)
+    seen = {_key(start)}
+    queue = deque([(start, ())])
+    while queue:
+        (qa, qb, d, side, lag), conds = queue.popleft()
+        res.pairs += 1
+        n = len(conds)
+        for ca, oa in end_choices(a, qa, d):  # the input ends here
+            for cb, ob in end_choices(b, qb, d):
+                left, right = (lag + oa, ob) if side == 0 else (oa, lag + ob)
+                eqs, _, rest = _align(left, right)
+                if not rest and not eqs:
+                    continue
+                differ = z3.BoolVal(True) if rest else z3.Not(z3.And(*eqs))
+                if candidate(conds, z3.And(ca, cb, differ), n):
+                    return _done(res, qs)
+        ma, mb = choices(a, qa, d), choices(b, qb, d)
+        for x, ex in ma:
+            for y, ey in mb:
+                both = z3.And(ex, ey)
+                if not qs.sat(both):
+                    continue
+                left, right = (lag + x.outputs, y.outputs) if side == 0 else (x.outputs, lag + y.outputs)
+                eqs, nside, rest = _align(left, right)
+                if eqs and candidate(conds, z3.And(both, z3.Not(z3.And(*eqs))), n + 1):
+                    return _done(res, qs)
+                if len(rest) > max_delay:
+                    unconfirmed = unconfirmed or f"one writes more than {max_delay} elements ahead of the other"
+                    continue
+                if eqs and not qs.sat(z3.And(both, *eqs)):
+                    continue
+                rest = tuple(shifted(t) for t in rest)
+                if any(j > k + max_delay for t in rest for j in window_vars(t)):
+                    unconfirmed = unconfirmed or f"one writes an element more than {max_delay} steps before the other"
+                    continue
+                nxt = (x.dst, y.dst, min(d + 1, k), nside, rest)
+                if _key(nxt) in seen:
+                    continue
+                if len(seen) >= max_pairs:
+                    res.reason = f"more than {max_pairs} pairs of states"
+                    return _done(res, qs)
+                seen.add(_key(nxt))
+                queue.append((nxt, conds + (z3.And(both, *eqs),)))
+        if domains:  # one has a move where the other has none
+            for mine, theirs, length in ((ma, mb, n + 1), (mb, ma, n + 1)):
+                none = z3.And(*[z3.Not(e) for _, e in theirs]) if theirs else z3.BoolVal(True)
+                for _, e in mine:
+                    if candidate(conds, z3.And(e, none), length):
+                        return _done(res, qs)
+    if unconfirmed:
+        res.reason = unconfirmed
+    else:
+        res.status = "equal"
+    return _done(res, qs)
+
+
+def _key(node: tuple) -> tuple:
+    qa, qb, d, side, lag = node
+    return qa, qb, d, side if lag else 0, tuple(t.get_id() for t in lag)
+
+
+def _done(res: Comparison, qs: _Queries) -> Comparison:
+    res.solver_calls = qs.calls
+    return res
+
+
+def equivalence(a: Transducer, b: Transducer, **limits) -> Comparison:
+    """Are ``a`` and ``b`` the same function? With a nondeterministic one: is their union
+    single-valued (every two runs on an input write the same), the reduction of the
+    paper; domains are then not compared (a nondeterministic run that stops says nothing
+    of the others). ``witness``: a shortest input the two transducers separate."""
+    both_det = not a.nondeterministic and not b.nondeterministic
+
+    def confirm(w: list[int]) -> bool:
+        oa, ob = a.outputs(w), b.outputs(w)
+        if both_det:
+            return oa != ob
+        return bool(oa) and bool(ob) and len(oa | ob) > 1
+
+    res = square(a, b, confirm, domains=both_det, **limits)
+    if res.status == "equal" and not both_det:
+        res.reason = "every two runs on one input write the same (the domains are not compared)"
+    return res
+
+
+def single_valued(t: Transducer, **limits) -> Comparison:
+    """Does every input have at most one output? ``equal``: yes; ``different``: the
+    witness has two runs writing different outputs."""
+    if not t.nondeterministic:
+        return Comparison("equal", reason="a deterministic transducer has one run per input")
+    return square(t, t, lambda w: len(t.outputs(w)) > 1, domains=False, **limits)
+
+
+# ---------------------------------------------------------------- union and totality
+
+
+def identity(bits: int) -> Transducer:
+    """The identity filter on ``bits``-bit elements."""
+    w0 = z3.BitVec("w0", bits)
+    return Transducer(bits, 1, 0, [Move(0, z3.BoolVal(True), (z3.SignExt(OUT_BITS - bits, w0),), 0)], [], ())
+
+
+def union(a: Transducer, b: Transducer) -> Transducer:
+    """The nondeterministic transducer whose runs are those of ``a`` and of ``b``. A
+    deterministic operand's moves from one state must not overlap (the first-enabled
+    choice would become any choice): learned transducers' do not."""
+    if a.bits != b.bits:
+        raise NotComposable("the element types differ")
+    for t, name in ((a, "first"), (b, "second")):
+        if not t.nondeterministic and (t.overlapping() is not None or _finals_overlap(t)):
+            raise NotComposable(f"the {name} transducer's moves overlap: its first-enabled choice is not a union's")
+    moves: list[Move] = []
+    finals: list[FinalMove] = []
+    # a fresh start state (never entered again) writes each operand's initial output
+    # before its first move, and its final moves are each operand's output on no input
+    for t, base in ((a, 1), (b, 1 + a.states)):
+        pre = _consts(t.initial_output)
+        for m in t.moves:
+            moves.append(Move(m.src + base, m.guard, m.outputs, m.dst + base))
+            if m.src == t.initial:
+                moves.append(Move(0, m.guard, pre + m.outputs, m.dst + base))
+        finals += [FinalMove(f.src + base, f.guard, f.outputs) for f in t.finals]
+        finals.append(FinalMove(0, z3.BoolVal(True), _consts(t.run([]) or [])))
+    names = ["start"] + [f"a:{n}" for n in (a.names or [str(i) for i in range(a.states)])] \
+        + [f"b:{n}" for n in (b.names or [str(i) for i in range(b.states)])]
+    return Transducer(a.bits, 1 + a.states + b.states, 0, moves, finals, (), names, a.chars and b.chars,
+                      nondeterministic=True)
+
+
+def _finals_overlap(t: Transducer) -> bool:
+    for q in range(t.states):
+        fs = [f.guard for f in t.finals if f.src == q]
+        for i in range(len(fs)):
+            for j in range(i + 1, len(fs)):
+                s = solver()
+                s.add(fs[i], fs[j])
+                if s.check() != z3.unsat:
+                    return True
+    return False
+
+
+@dataclass
+class Totality:
+    status: str  # "total" | "partial" | "unknown"
+    witness: list[int] | None = None  # a shortest input with no run
+    reason: str = ""
+    solver_calls: int = 0
+
+
+def totality(t: Transducer, max_states: int = 100_000, deadline: float | None = None) -> Totality:
+    """Does ``t`` have a run on every input (its domain is every stream)? ``partial``
+    with a shortest input it has none on."""
+    qs = _Queries(deadline)
+    k = t.lookback
+    start = (t.initial, 0)
+    seen = {start}
+    queue = deque([(start, ())])
+    unconfirmed = ""
+    while queue:
+        (q, d), conds = queue.popleft()
+        ch = choices(t, q, d)
+        stuck = z3.And(*[z3.Not(e) for _, e in ch]) if ch else z3.BoolVal(True)
+        if qs.sat(stuck):
+            w = path_input(list(conds) + [stuck], t.bits, len(conds) + 1)
+            if w is not None and not t.outputs(w):
+                return Totality("partial", w, "", qs.calls)
+            unconfirmed = unconfirmed or "a state without a move for some window that no input reaches"
+        for m, e in ch:
+            nxt = (m.dst, min(d + 1, k))
+            if nxt not in seen and qs.sat(e):
+                if len(seen) >= max_states:
+                    return Totality("unknown", None, f"more than {max_states} states", qs.calls)
+                seen.add(nxt)
+                queue.append((nxt, conds + (e,)))
+    if unconfirmed:
+        return Totality("unknown", None, unconfirmed, qs.calls)
+    return Totality("total", None, "", qs.calls)
+
+
+# ---------------------------------------------------------------- composition
+
+
+def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: int = 10_000,
+            deadline: float | None = None) -> Transducer:
+    """``g`` after ``f``: a transducer whose output on ``x`` is ``g``'s on ``f``'s output
+    on ``x``. Its window combines the two: g's last elements are f's outputs, terms over
+    f's window, kept in the state and shifted a place per step. Refused (NotComposable)
+    when f may write a value outside g's element type (f writes C ints; g's transducer
+    says nothing of an element it cannot read), when the window would exceed
+    ``max_lookback`` (f writes nothing for ever longer runs while g looks back), when an
+    operand is nondeterministic, or when g has no move for an output f writes at the
+    end of the input (a run there stops, which no final move can say)."""
+    if f.nondeterministic or g.nondeterministic:
+        raise NotComposable("composition is built for deterministic transducers")
+    qs = _Queries(deadline)
+    kf, kg, bits = f.lookback, g.lookback, g.bits
+    low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+    def fits(cond: z3.BoolRef, outs: tuple) -> None:
+        for o in outs:
+            if bits < o.size() and qs.sat(z3.And(cond, z3.Or(o < low, o > high))):
+                raise NotComposable(f"the first transducer may write a value outside the second's "
+                                    f"{bits}-bit elements (its output {term_text(o)})")
+
+    def element(o: z3.ExprRef) -> z3.ExprRef:
+        return _simplified(z3.Extract(bits - 1, 0, o)) if o.size() > bits else o
+
+    def feed(qg: int, gwin: tuple, outs: tuple, context: list[z3.BoolRef]):
+        """g run on ``outs`` from ``qg`` with window ``gwin``: every way, as (conditions,
+        g's outputs, g's state, g's window)."""
+        paths = [([], (), qg, gwin)]
+        for o in outs:
+            x = element(o)
+            nxt = []
+            for conds, written, q, win in paths:
+                for y, cond in _g_choices(g, q, (x, *win), final=False):
+                    if qs.sat(z3.And(*context, *conds, cond)):
+                        nxt.append((conds + [cond], written + _put(y.outputs, (x, *win)), y.dst,
+                                    ((x, *win)[:kg])))
+            paths = nxt
+        return paths
+
+    # f's initial output, constants, fed to g from its start with an empty window
+    fits(z3.BoolVal(True), _consts(f.initial_output))
+    init = feed(g.initial, (None,) * kg, _consts(f.initial_output), [])
+    if len(init) != 1:
+        raise NotComposable("the second transducer has no move for the first's initial output")
+    _, written, qg0, win0 = init[0]
+    initial_output = tuple(g.initial_output) + tuple(_value(o) for o in written)
+    index: dict[tuple, int] = {}
+    names: list[str] = []
+    moves: list[Move] = []
+    finals: list[FinalMove] = []
+
+    def state(qf: int, d: int, qg: int, win: tuple) -> int:
+        key = (qf, d, qg, tuple(None if t is None else t.get_id() for t in win))
+        if key not in index:
+            if len(index) >= max_states:
+                raise NotComposable(f"the composition has more than {max_states} states")
+            index[key] = len(index)
+            names.append(f"{_name(f, qf)}.{_name(g, qg)}")
+            todo.append((index[key], qf, d, qg, win))
+        return index[key]
+
+    todo: deque = deque()
+    state(f.initial, 0, qg0, tuple(win0))
+    while todo:
+        s, qf, d, qg, win = todo.popleft()
+        for x, cond in choices(f, qf, d):
+            if not qs.sat(cond):
+                continue
+            fits(cond, x.outputs)
+            for conds, written, qg2, win2 in feed(qg, win, x.outputs, [cond]):
+                win3 = tuple(None if t is None else shifted(t) for t in win2)
+                if any(t is not None and max(window_vars(t), default=0) > max_lookback for t in win3):
+                    raise NotComposable(
+                        f"the composition's window would exceed {max_lookback} elements: the second "
+                        "transducer looks back past steps in which the first writes nothing")
+                guard = _simplified(z3.And(cond, *conds)) if conds else cond
+                moves.append(Move(s, guard, tuple(_simplified(o) for o in written),
+                                  state(x.dst, min(d + 1, kf), qg2, win3)))
+        for cond, outs in end_choices(f, qf, d):
+            if not qs.sat(cond):
+                continue
+            fits(cond, outs)
+            paths = feed(qg, win, outs, [cond])
+            if qs.sat(z3.And(cond, *[z3.Not(z3.And(*c)) for c, *_ in paths])):
+                raise NotComposable("the second transducer has no move for an output the first writes "
+                                    "at the end of the input")
+            for conds, written, qg2, win2 in paths:
+                for gcond, gouts in _g_ends(g, qg2, win2):
+                    full = z3.And(cond, *conds, gcond)
+                    if qs.sat(full):
+                        finals.append(FinalMove(s, _simplified(full),
+                                                tuple(_simplified(o) for o in written + gouts)))
+    return Transducer(f.bits, len(index), 0, moves, finals, initial_output, names, f.chars)
+
+
+def _g_choices(g: Transducer, q: int, win: tuple, final: bool):
+    """g's moves from ``q`` on the window ``win`` (terms, None before g's start) with the
+    conditions of taking each (the first enabled)."""
+    out = []
+    earlier: list[z3.BoolRef] = []
+    for m in g.out_of(q):
+        en = _on_window(m.guard, m.outputs, win)
+        if en is None:
+            continue
+        out.append((m, en if not earlier else z3.And(en, *[z3.Not(e) for e in earlier])))
+        earlier.append(en)
+    return out
+
+
+def _g_ends(g: Transducer, q: int, win: tuple) -> list[tuple[z3.BoolRef, tuple]]:
+    """g's end of input after window ``win`` (``win[0]`` its last element, as ``w1``)."""
+    out = []
+    earlier: list[z3.BoolRef] = []
+    for f in g.finals:
+        if f.src != q:
+            continue
+        en = _on_window(f.guard, f.outputs, (None, *win))
+        if en is None:
+            continue
+        out.append((en if not earlier else z3.And(en, *[z3.Not(e) for e in earlier]),
+                    _put(f.outputs, (None, *win))))
+        earlier.append(en)
+    out.append((z3.And(*[z3.Not(e) for e in earlier]) if earlier else z3.BoolVal(True), ()))
+    return out
+
+
+def _on_window(guard: z3.BoolRef, outputs: tuple, win: tuple) -> z3.BoolRef | None:
+    """``guard`` with g's window put in, or None when the move reads an empty place."""
+    for t in (guard, *outputs):
+        for j in window_vars(t):
+            if j >= len(win) or win[j] is None:
+                return None
+    return _put((guard,), win)[0]
+
+
+def _put(terms: tuple, win: tuple) -> tuple:
+    """``terms`` over g's window with ``w<j>`` replaced by ``win[j]``."""
+    out = []
+    for t in terms:
+        sub = [(z3.BitVec(f"w{j}", win[j].size()), win[j]) for j in window_vars(t)]
+        out.append(z3.substitute(t, *sub) if sub else t)
+    return tuple(out)
+
+
+def _simplified(t: z3.ExprRef) -> z3.ExprRef:
+    """``t`` simplified, unless that drops a window place it reads: a move reading a
+    place is not enabled before the stream reaches it, whatever its term says."""
+    s = z3.simplify(t)
+    return s if window_vars(s) == window_vars(t) else t
+
+
+def _value(t: z3.ExprRef) -> int:
+    v = z3.simplify(t)
+    if not z3.is_bv_value(v):
+        raise NotComposable("an initial output that is not a constant")
+    n = v.as_long()
+    return n - (1 << v.size()) if n >> (v.size() - 1) else n
+
+
+def _name(t: Transducer, q: int) -> str:
+    return t.names[q] if q < len(t.names) else str(q)

@@ -1,0 +1,195 @@
+"""The transducers' algebra (Sigma* Sec. 4): composition against running the two
+transducers one after the other, equivalence with delayed outputs and shortest
+separating inputs (checked by enumerating every shorter input), union and
+single-valuedness, totality; and a composition against the same composition learned
+from C (two independent constructions of one function)."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from pathlib import Path
+
+import pytest
+import z3
+from hypothesis import given, settings, strategies as st
+
+from tracelearn.analyses.streams.driver import LearnOptions, learn
+from tracelearn.automata.transducer import FinalMove, Move, Transducer
+from tracelearn.automata.transducer_algebra import (NotComposable, compose, equivalence, identity, single_valued,
+                                                    totality, union)
+from tracelearn.frontend.lower import load_program
+
+STREAMS = Path(__file__).parent / "c" / "streams"
+W0, W1 = z3.BitVec("w0", 8), z3.BitVec("w1", 8)
+TRUE = z3.BoolVal(True)
+
+
+def _x(w: z3.BitVecRef = W0) -> z3.BitVecRef:
+    return z3.SignExt(24, w)
+
+
+def _c(v: int) -> z3.BitVecRef:
+    return z3.BitVecVal(v, 32)
+
+
+@functools.cache
+def _learned(name: str, function: str) -> Transducer:
+    r = learn(load_program(str(STREAMS / name), entry=function), LearnOptions(function))
+    assert r.complete, r.reason
+    return r.transducer
+
+
+def echo_then(end: int) -> Transducer:
+    """Copies its input, then writes ``end``."""
+    return Transducer(8, 1, 0, [Move(0, TRUE, (_x(),), 0)], [FinalMove(0, TRUE, (_c(end),))])
+
+
+def late_echo_then(end: int) -> Transducer:
+    """The same function, each element written a step late (lookback 1)."""
+    return Transducer(8, 2, 0, [Move(0, TRUE, (), 1), Move(1, TRUE, (_x(W1),), 1)],
+                      [FinalMove(0, TRUE, (_c(end),)), FinalMove(1, TRUE, (_x(W1), _c(end)))])
+
+
+def drop(v: int) -> Transducer:
+    """Copies its input except the elements equal to ``v``."""
+    return Transducer(8, 1, 0, [Move(0, W0 != v, (_x(),), 0), Move(0, W0 == v, (), 0)], [])
+
+
+def doubler() -> Transducer:
+    """Writes every element twice, and 7 first."""
+    return Transducer(8, 1, 0, [Move(0, TRUE, (_x(), _x()), 0)], [], (7,))
+
+
+def sum_with_previous() -> Transducer:
+    """Writes each element plus the one before (the first as it is), and at the end the
+    last element, when it is not 0: lookback 1 and a final move reading the window."""
+    return Transducer(8, 2, 0, [Move(0, TRUE, (_x(),), 1), Move(1, TRUE, (_x() + _x(W1),), 1)],
+                      [FinalMove(1, W1 != 0, (_x(W1),))])
+
+
+def small_values() -> Transducer:
+    """Writes x / 4 (a value of 6 bits), and 100 - x when x is 0."""
+    return Transducer(8, 1, 0, [Move(0, W0 != 0, (z3.SignExt(24, W0 / 4),), 0),
+                                Move(0, W0 == 0, (_c(100),), 0)], [])
+
+
+ALPHABET = [0, 1, 5, 7, 60, 62, 38, -3, 127, -128]
+inputs = st.lists(st.sampled_from(ALPHABET) | st.integers(-128, 127), max_size=8)
+
+
+def _composed_cases() -> list[tuple[str, Transducer, Transducer]]:
+    return [("double then sum", doubler(), sum_with_previous()),
+            ("small then sum", small_values(), sum_with_previous()),
+            ("late echo then sum", late_echo_then(5), sum_with_previous()),
+            ("late echo then drop", late_echo_then(5), drop(5)),
+            ("sum then drop", small_values(), drop(1))]
+
+
+@pytest.mark.parametrize("name,f,g", _composed_cases(), ids=[c[0] for c in _composed_cases()])
+@settings(max_examples=150, deadline=None)
+@given(x=inputs)
+def test_a_composition_writes_what_the_two_write_one_after_the_other(name, f, g, x):
+    c = _cached_compose(name)
+    assert c.run(x) == g.run(f.run(x))
+
+
+@functools.cache
+def _cached_compose(name: str) -> Transducer:
+    _, f, g = next(case for case in _composed_cases() if case[0] == name)
+    return compose(f, g)
+
+
+def test_composition_refuses_what_it_cannot_say():
+    # g looks back one element, f writes nothing for as long as the input is 5s
+    with pytest.raises(NotComposable, match="window would exceed"):
+        compose(drop(5), sum_with_previous())
+    # f writes ints that g, an 8-bit filter, never read
+    with pytest.raises(NotComposable, match="outside the second's 8-bit elements"):
+        compose(sum_with_previous(), drop(1))
+    with pytest.raises(NotComposable, match="deterministic"):
+        compose(union(drop(1), drop(2)), drop(1))
+
+
+def test_an_element_written_a_step_later_is_still_the_same_function():
+    r = equivalence(late_echo_then(-1), echo_then(-1))
+    assert r.status == "equal", r.reason
+    other = equivalence(late_echo_then(-1), echo_then(-2))
+    assert other.status == "different" and other.witness == []
+
+
+def _shortest_separating(a: Transducer, b: Transducer, longest: int) -> list[int] | None:
+    for n in range(longest + 1):
+        for w in itertools.product(ALPHABET, repeat=n):
+            if a.outputs(list(w)) != b.outputs(list(w)):
+                return list(w)
+    return None
+
+
+@pytest.mark.parametrize("a,b", [
+    (late_echo_then(-1), drop(5)),
+    (drop(5), drop(7)),
+    (compose(doubler(), sum_with_previous()), compose(doubler(), drop(3))),
+    (sum_with_previous(), echo_then(0)),
+], ids=["late-echo/drop", "drop5/drop7", "compositions", "sum/echo"])
+def test_the_separating_input_is_a_shortest_one(a, b):
+    r = equivalence(a, b)
+    assert r.status == "different"
+    assert a.run(r.witness) != b.run(r.witness)
+    shortest = _shortest_separating(a, b, len(r.witness))
+    assert shortest is not None and len(shortest) == len(r.witness)
+
+
+def test_union_runs_both_and_single_valuedness_finds_two_outputs():
+    a, b = late_echo_then(-1), drop(5)
+    u = union(a, b)
+    for w in ([], [5], [1, 5, 2], [5, 5]):
+        assert u.outputs(w) == a.outputs(w) | b.outputs(w)
+    r = single_valued(u)
+    assert r.status == "different" and len(u.outputs(r.witness)) == 2
+    assert single_valued(union(late_echo_then(-1), echo_then(-1))).status == "equal"
+    # a deterministic and a nondeterministic transducer: equal when their union is single-valued
+    assert equivalence(echo_then(-1), union(late_echo_then(-1), echo_then(-1))).status == "equal"
+    assert equivalence(echo_then(-1), u).status == "different"
+
+
+def test_a_nondeterministic_transducer_reads_back_from_its_document():
+    u = union(late_echo_then(-1), drop(5))
+    back = Transducer.from_json(u.to_json())
+    assert back.nondeterministic
+    for w in ([], [5], [1, 5, 2]):
+        assert back.outputs(w) == u.outputs(w)
+
+
+def test_totality_gives_a_shortest_input_outside_the_domain():
+    partial = Transducer(8, 2, 0, [Move(0, TRUE, (_x(),), 1), Move(1, W0 != W1, (_x(),), 1)], [])
+    r = totality(partial)
+    assert r.status == "partial" and len(r.witness) == 2 and r.witness[0] == r.witness[1]
+    assert partial.run(r.witness) is None
+    assert totality(sum_with_previous()).status == "total"
+    assert totality(_learned("escape.c", "html_escape")).status == "total"
+
+
+def test_composed_escapers_equal_the_pipeline_learned_from_c(tmp_path):
+    """html_escape twice: the composition of its transducer with itself, and the C
+    pipeline of its transducer feeding its code, learned and proved; the two are equal,
+    and both differ from html_escape on a shortest input."""
+    from tracelearn.api.streams import _pipeline_c
+    he = _learned("escape.c", "html_escape")
+    algebra = compose(he, he)
+    src = tmp_path / "pipeline.c"
+    src.write_text(_pipeline_c(he, str(STREAMS / "escape.c"), "html_escape"))
+    r = learn(load_program(str(src), entry="__tl_pipeline"), LearnOptions("__tl_pipeline"))
+    assert r.complete, r.reason
+    assert equivalence(algebra, r.transducer).status == "equal"
+    d = equivalence(algebra, he)
+    assert d.status == "different" and len(d.witness) == 1
+
+
+def test_a_delay_filter_composes_with_an_escaper_both_ways():
+    delay, he = _learned("delay.c", "delay"), _learned("escape.c", "html_escape")
+    for f, g in ((delay, he), (he, delay)):
+        c = compose(f, g)
+        for w in ([], [60], [60, 38, 1], [62, 62, 0, 60]):
+            assert c.run(w) == g.run(f.run(w))
+    assert equivalence(delay, identity(8)).status == "different"
