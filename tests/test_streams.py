@@ -488,6 +488,24 @@ def test_difference_decoder_inverts_the_encoder_and_sum_filter_commutes_with_it(
     no = filter_property("inverse", path, function="diff_encode", with_function="sum_pairs")
     assert no["holds"] is False and no["witness"]["replay"] == "confirmed"
     assert len(no["witness"]["input"]) == 3  # shortest: two elements still come back unchanged
+    # the decoder alone is outside the class; the encoder writes ints past a char
+    assert [c["by"].split(" (")[0] for c in inv["compositions"] + com["compositions"]] == \
+        ["learning the C pipeline"] * 3
+    assert "no transducer of its own" in inv["compositions"][0]["by"]
+    assert "outside the second's 8-bit elements" in com["compositions"][0]["by"]
+
+
+def test_fuse_composes_two_learned_escapers_and_the_result_is_the_pipeline(tmp_path, capsys):
+    out = tmp_path / "fused.c"
+    code = main(["fuse", str(STREAMS / "escape.c"), "--function", "html_escape", "--with", "html_escape",
+                 "-o", str(out), "--check", "300", "--json", "--quiet"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["complete"] and doc["composition"] == "composing the transducers"
+    assert doc["differential"]["disagreement"] is None
+    again = learn(load_program(str(out), entry="fused"), LearnOptions("fused"))
+    assert again.complete and again.transducer.run([60, 38]) == [ord(c) for c in "&amp;lt;&amp;amp;"]
+    idem = tracelearn.filter_property("idempotent", str(STREAMS / "escape.c"), function="html_escape")
+    assert idem["holds"] is False and idem["compositions"][0]["by"] == "composing the transducers"
 
 
 def test_html_escape_is_not_idempotent_and_the_witness_replays(capsys):

@@ -190,6 +190,18 @@ def _model_doc(label: str, r: FilterRun) -> dict:
             "states": r.doc["transducer"]["states"] if r.doc["transducer"] else None, "stats": r.doc["stats"]}
 
 
+def _proved_model(path: str, function: str, element: str, max_depth: int | None, timeout: float) -> FilterRun | None:
+    """The filter's transducer when it has one proved equal to it, else None: a
+    composition's second filter, composed when it has one, else learned as part of a
+    C pipeline (a decoder whose state grows with the input is outside the class alone,
+    and in it after its encoder)."""
+    try:
+        r = learn_filter_file(path, function=function, element=element, max_depth=max_depth, check=0, timeout=timeout)
+    except FilterError:
+        return None
+    return r if r.result.transducer is not None and r.doc["complete"] else None
+
+
 class NoModel(Exception):
     """A filter of the property had no transducer learned (why: the message)."""
 
@@ -251,14 +263,8 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
         return t
 
     def own_model(path: str, fn: str, label: str):
-        """The second filter's transducer when it has a proved one, else None (the
-        composition is then learned as a pipeline, where the decoder is in the class)."""
-        try:
-            r = learn_filter_file(path, function=fn, element=element, max_depth=max_depth, check=0,
-                                  timeout=left_time())
-        except FilterError:
-            return None
-        if r.result.transducer is None or not r.doc["complete"]:
+        r = _proved_model(path, fn, element, max_depth, left_time())
+        if r is None:
             return None
         models.append(_model_doc(label, r))
         return r.result.transducer
@@ -424,10 +430,11 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
                  output: str | None = None, name: str = "fused", element: str = "char", check: int = 1000,
                  seed: int = 0, max_depth: int | None = None, timeout: float = 300.0,
                  progress: Callable[[str], None] | None = None) -> tuple[dict, str | None]:
-    """``tracelearn fuse``: the pipeline (``with_function`` after ``function``) learned as
-    one transducer and written as one C filter ``name``; the fused filter is run in the
-    interpreter against the two filters chained, on ``check`` random inputs. Returns the
-    document and the C text."""
+    """``tracelearn fuse``: the pipeline (``with_function`` after ``function``) as one
+    transducer, written as one C filter ``name``: the two learned transducers composed,
+    else (see ``filter_property``) the pipeline learned as one filter. The fused filter
+    is run in the interpreter against the two filters chained, on ``check`` random
+    inputs. Returns the document and the C text."""
     el = Element.named(element)
     if not is_identifier(name):
         raise OptionError(f"--name must be a C identifier (not a keyword), not {name!r}")
@@ -444,12 +451,27 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
                                   timeout=timeout)
         if first.result.transducer is None:
             raise OptionError(f"{function}: no transducer learned ({first.doc['reason']})")
-        src.write_text(_pipeline_c(first.result.transducer, g_file, with_function))
+        def left() -> float:
+            return max(1.0, timeout - (time.perf_counter() - t0))
+
         if progress:
-            progress(f"learning {with_function} after {function}")
-        pipe = learn_filter_file(str(src), function="__tl_pipeline", element=element, max_depth=max_depth,
-                                 check=0, timeout=max(1.0, timeout - (time.perf_counter() - t0)))
-        t = pipe.result.transducer
+            progress(f"learning {with_function}")
+        second = _proved_model(g_file, with_function, element, max_depth, left())
+        t, why = None, "the second filter has no transducer of its own"
+        if second is not None:
+            try:
+                t = compose(first.result.transducer, second.result.transducer, deadline=time.perf_counter() + left())
+                complete, reason, by = first.doc["complete"], first.doc["reason"], "composing the transducers"
+            except (NotComposable, TimeoutError) as e:
+                why = str(e)
+        if t is None:
+            src.write_text(_pipeline_c(first.result.transducer, g_file, with_function))
+            if progress:
+                progress(f"learning {with_function} after {function}")
+            pipe = learn_filter_file(str(src), function="__tl_pipeline", element=element, max_depth=max_depth,
+                                     check=0, timeout=left())
+            t, complete, reason = pipe.result.transducer, pipe.doc["complete"], pipe.doc["reason"]
+            by = f"learning the C pipeline ({why})"
         text = transducer_filter(t, name) if t is not None else None
         differential = None
         if text is not None and check:
@@ -480,8 +502,8 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
         Path(output).write_text(text)
     doc = {"schema_version": SCHEMA_VERSION, "command": "fuse", "file": file, "function": function,
            "with": with_function, "with_file": with_file, "name": name, "output": output,
-           "complete": pipe.doc["complete"], "reason": pipe.doc["reason"],
-           "transducer": pipe.doc["transducer"], "first": {"complete": first.doc["complete"],
-                                                           "states": first.doc["transducer"]["states"]},
+           "complete": complete, "reason": reason, "composition": by,
+           "transducer": t.to_json() if t is not None else None,
+           "first": {"complete": first.doc["complete"], "states": first.doc["transducer"]["states"]},
            "differential": differential, "stats": {"time": round(time.perf_counter() - t0, 4)}}
     return doc, text

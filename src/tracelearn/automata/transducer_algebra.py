@@ -28,6 +28,7 @@ import z3
 
 from ..bvterm import window_vars
 from .transducer import OUT_BITS, FinalMove, Move, Transducer, term_text
+from ..z3dag import conjuncts
 from .transducer_paths import path_input, solver, undecided
 
 
@@ -59,34 +60,31 @@ def enabled(guard: z3.BoolRef, outputs: tuple, defined: int, final: bool = False
     return guard
 
 
-def choices(t: Transducer, q: int, defined: int) -> list[tuple[Move, z3.BoolRef]]:
+def choices(t: Transducer, q: int, defined: int, exclusive: bool = False) -> list[tuple[Move, z3.BoolRef]]:
     """The moves of ``q`` with the condition under which the run takes each: any enabled
-    one when ``t`` is nondeterministic, else the first enabled."""
-    out = []
-    earlier: list[z3.BoolRef] = []
-    for m in t.out_of(q):
-        en = enabled(m.guard, m.outputs, defined)
-        if z3.is_false(en):
-            continue
-        out.append((m, en if t.nondeterministic or not earlier else z3.And(en, *[z3.Not(e) for e in earlier])))
-        earlier.append(en)
-    return out
+    one when ``t`` is nondeterministic, else the first enabled (``exclusive``: the
+    guards of ``q`` are known not to overlap, so the first enabled is the one enabled)."""
+    return _first_enabled(t, [(m, m.guard, m.outputs) for m in t.out_of(q)], defined, False, exclusive)
 
 
-def end_choices(t: Transducer, q: int, defined: int) -> list[tuple[z3.BoolRef, tuple]]:
+def end_choices(t: Transducer, q: int, defined: int, exclusive: bool = False) -> list[tuple[z3.BoolRef, tuple]]:
     """What ``q`` writes at the end of the input, as (condition, outputs): an enabled
     final move (the first, when deterministic), or nothing when none is enabled."""
+    ends = _first_enabled(t, [(f, f.guard, f.outputs) for f in t.finals if f.src == q], defined, True, exclusive)
+    none = z3.And(*[z3.Not(enabled(f.guard, f.outputs, defined, True)) for f, _ in ends]) if ends else z3.BoolVal(True)
+    return [(c, f.outputs) for f, c in ends] + [(none, ())]
+
+
+def _first_enabled(t: Transducer, moves: list, defined: int, final: bool, exclusive: bool) -> list:
     out = []
     earlier: list[z3.BoolRef] = []
-    for f in t.finals:
-        if f.src != q:
-            continue
-        en = enabled(f.guard, f.outputs, defined, final=True)
+    for m, guard, outputs in moves:
+        en = enabled(guard, outputs, defined, final)
         if z3.is_false(en):
             continue
-        out.append((en if t.nondeterministic or not earlier else z3.And(en, *[z3.Not(e) for e in earlier]), f.outputs))
+        first = t.nondeterministic or exclusive or not earlier
+        out.append((m, en if first else z3.And(en, *[z3.Not(e) for e in earlier])))
         earlier.append(en)
-    out.append((z3.And(*[z3.Not(e) for e in earlier]) if earlier else z3.BoolVal(True), ()))
     return out
 
 
@@ -118,6 +116,17 @@ class _Queries:
     def __init__(self, deadline: float | None) -> None:
         self.deadline = deadline
         self.calls = 0
+        self._exclusive: dict[tuple[int, int, bool], bool] = {}
+
+    def exclusive(self, t: Transducer, q: int, final: bool = False) -> bool:
+        """Do the guards of ``q``'s moves (final moves: ``final``) not overlap? Then the
+        first enabled move is the only one, and its condition needs no negation of the
+        others (learned transducers': it keeps composed guards short)."""
+        key = (id(t), q, final)
+        if key not in self._exclusive:
+            gs = [f.guard for f in t.finals if f.src == q] if final else [m.guard for m in t.out_of(q)]
+            self._exclusive[key] = not any(self.sat(z3.And(gs[i], z3.Or(*gs[i + 1:]))) for i in range(len(gs) - 1))
+        return self._exclusive[key]
 
     def sat(self, f: z3.BoolRef) -> bool:
         if z3.is_false(f):
@@ -186,8 +195,8 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
         (qa, qb, d, side, lag), conds = queue.popleft()
         res.pairs += 1
         n = len(conds)
-        for ca, oa in end_choices(a, qa, d):  # the input ends here
-            for cb, ob in end_choices(b, qb, d):
+        for ca, oa in end_choices(a, qa, d, qs.exclusive(a, qa, True)):  # the input ends here
+            for cb, ob in end_choices(b, qb, d, qs.exclusive(b, qb, True)):
                 left, right = (lag + oa, ob) if side == 0 else (oa, lag + ob)
                 eqs, _, rest = _align(left, right)
                 if not rest and not eqs:
@@ -195,7 +204,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
                 differ = z3.BoolVal(True) if rest else z3.Not(z3.And(*eqs))
                 if candidate(conds, z3.And(ca, cb, differ), n):
                     return _done(res, qs)
-        ma, mb = choices(a, qa, d), choices(b, qb, d)
+        ma, mb = choices(a, qa, d, qs.exclusive(a, qa)), choices(b, qb, d, qs.exclusive(b, qb))
         for x, ex in ma:
             for y, ey in mb:
                 both = z3.And(ex, ey)
@@ -339,7 +348,7 @@ def totality(t: Transducer, max_states: int = 100_000, deadline: float | None = 
     unconfirmed = ""
     while queue:
         (q, d), conds = queue.popleft()
-        ch = choices(t, q, d)
+        ch = choices(t, q, d, qs.exclusive(t, q))
         stuck = z3.And(*[z3.Not(e) for _, e in ch]) if ch else z3.BoolVal(True)
         if qs.sat(stuck):
             w = path_input(list(conds) + [stuck], t.bits, len(conds) + 1)
@@ -384,7 +393,13 @@ def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: in
                                     f"{bits}-bit elements (its output {term_text(o)})")
 
     def element(o: z3.ExprRef) -> z3.ExprRef:
-        return _simplified(z3.Extract(bits - 1, 0, o)) if o.size() > bits else o
+        """f's output as g's element (it fits: ``fits``): a sign-extended element is the
+        element, a constant its low bits."""
+        if o.size() == bits:
+            return o
+        if z3.is_app_of(o, z3.Z3_OP_SIGN_EXT) and o.arg(0).size() == bits:
+            return o.arg(0)
+        return _simplified(z3.Extract(bits - 1, 0, o))
 
     def feed(qg: int, gwin: tuple, outs: tuple, context: list[z3.BoolRef]):
         """g run on ``outs`` from ``qg`` with window ``gwin``: every way, as (conditions,
@@ -394,7 +409,7 @@ def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: in
             x = element(o)
             nxt = []
             for conds, written, q, win in paths:
-                for y, cond in _g_choices(g, q, (x, *win), final=False):
+                for y, cond in _g_choices(g, q, (x, *win), qs.exclusive(g, q)):
                     if qs.sat(z3.And(*context, *conds, cond)):
                         nxt.append((conds + [cond], written + _put(y.outputs, (x, *win)), y.dst,
                                     ((x, *win)[:kg])))
@@ -427,7 +442,7 @@ def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: in
     state(f.initial, 0, qg0, tuple(win0))
     while todo:
         s, qf, d, qg, win = todo.popleft()
-        for x, cond in choices(f, qf, d):
+        for x, cond in choices(f, qf, d, qs.exclusive(f, qf)):
             if not qs.sat(cond):
                 continue
             fits(cond, x.outputs)
@@ -437,10 +452,10 @@ def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: in
                     raise NotComposable(
                         f"the composition's window would exceed {max_lookback} elements: the second "
                         "transducer looks back past steps in which the first writes nothing")
-                guard = _simplified(z3.And(cond, *conds)) if conds else cond
-                moves.append(Move(s, guard, tuple(_simplified(o) for o in written),
+                guard = _conjunction([cond, *conds])
+                moves.append(Move(s, guard, tuple(_ground(o) for o in written),
                                   state(x.dst, min(d + 1, kf), qg2, win3)))
-        for cond, outs in end_choices(f, qf, d):
+        for cond, outs in end_choices(f, qf, d, qs.exclusive(f, qf, True)):
             if not qs.sat(cond):
                 continue
             fits(cond, outs)
@@ -449,15 +464,15 @@ def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: in
                 raise NotComposable("the second transducer has no move for an output the first writes "
                                     "at the end of the input")
             for conds, written, qg2, win2 in paths:
-                for gcond, gouts in _g_ends(g, qg2, win2):
-                    full = z3.And(cond, *conds, gcond)
+                for gcond, gouts in _g_ends(g, qg2, win2, qs.exclusive(g, qg2, True)):
+                    full = _conjunction([cond, *conds, gcond])
                     if qs.sat(full):
-                        finals.append(FinalMove(s, _simplified(full),
-                                                tuple(_simplified(o) for o in written + gouts)))
+                        finals.append(FinalMove(s, full,
+                                                tuple(_ground(o) for o in written + gouts)))
     return Transducer(f.bits, len(index), 0, moves, finals, initial_output, names, f.chars)
 
 
-def _g_choices(g: Transducer, q: int, win: tuple, final: bool):
+def _g_choices(g: Transducer, q: int, win: tuple, exclusive: bool) -> list[tuple[Move, z3.BoolRef]]:
     """g's moves from ``q`` on the window ``win`` (terms, None before g's start) with the
     conditions of taking each (the first enabled)."""
     out = []
@@ -466,12 +481,12 @@ def _g_choices(g: Transducer, q: int, win: tuple, final: bool):
         en = _on_window(m.guard, m.outputs, win)
         if en is None:
             continue
-        out.append((m, en if not earlier else z3.And(en, *[z3.Not(e) for e in earlier])))
+        out.append((m, en if exclusive or not earlier else z3.And(en, *[z3.Not(e) for e in earlier])))
         earlier.append(en)
     return out
 
 
-def _g_ends(g: Transducer, q: int, win: tuple) -> list[tuple[z3.BoolRef, tuple]]:
+def _g_ends(g: Transducer, q: int, win: tuple, exclusive: bool) -> list[tuple[z3.BoolRef, tuple]]:
     """g's end of input after window ``win`` (``win[0]`` its last element, as ``w1``)."""
     out = []
     earlier: list[z3.BoolRef] = []
@@ -481,7 +496,7 @@ def _g_ends(g: Transducer, q: int, win: tuple) -> list[tuple[z3.BoolRef, tuple]]
         en = _on_window(f.guard, f.outputs, (None, *win))
         if en is None:
             continue
-        out.append((en if not earlier else z3.And(en, *[z3.Not(e) for e in earlier]),
+        out.append((en if exclusive or not earlier else z3.And(en, *[z3.Not(e) for e in earlier]),
                     _put(f.outputs, (None, *win))))
         earlier.append(en)
     out.append((z3.And(*[z3.Not(e) for e in earlier]) if earlier else z3.BoolVal(True), ()))
@@ -504,6 +519,33 @@ def _put(terms: tuple, win: tuple) -> tuple:
         sub = [(z3.BitVec(f"w{j}", win[j].size()), win[j]) for j in window_vars(t)]
         out.append(z3.substitute(t, *sub) if sub else t)
     return tuple(out)
+
+
+def _conjunction(parts: list[z3.BoolRef]) -> z3.BoolRef:
+    """The conjunction of ``parts`` flattened, each conjunct once, those that read no
+    window place decided (g's guards on f's constant outputs): a composed guard keeps
+    only what depends on the input, and f's and g's guards say the same of an element
+    g receives unchanged."""
+    kept: list[z3.BoolRef] = []
+    seen: set[int] = set()
+    for c in (c for part in parts for c in conjuncts(part)):
+        if c.get_id() in seen:
+            continue
+        seen.add(c.get_id())
+        if not window_vars(c):
+            v = z3.simplify(c)
+            if z3.is_false(v):
+                return z3.BoolVal(False)
+            if z3.is_true(v):
+                continue
+        kept.append(c)
+    return kept[0] if len(kept) == 1 else z3.And(*kept) if kept else z3.BoolVal(True)
+
+
+def _ground(t: z3.ExprRef) -> z3.ExprRef:
+    """An output term, a constant folded (g's output on f's constant output): what
+    reads the window is kept as composed, which prints as the two filters wrote it."""
+    return t if window_vars(t) else z3.simplify(t)
 
 
 def _simplified(t: z3.ExprRef) -> z3.ExprRef:

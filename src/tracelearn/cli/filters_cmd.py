@@ -50,7 +50,8 @@ def add_parsers(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
     p.set_defaults(run=run)
-    f = sub.add_parser("fuse", help="fuse two stream filters into one C filter (from the learned pipeline)")
+    f = sub.add_parser("fuse", help="fuse two stream filters into one C filter (their transducers composed, "
+                                      "or the pipeline learned)")
     f.add_argument("file", help="C source file of the filter(s)")
     f.add_argument("--function", required=True, help="the first filter")
     f.add_argument("--with", dest="with_function", required=True, metavar="G", help="the filter after it")
@@ -81,7 +82,7 @@ def run_fuse(args) -> int:
     print(f"fuse {doc['function']} then {doc['with']}: {head} ({doc['reason']})")
     if doc["transducer"]:
         print(f"  fused transducer: {doc['transducer']['states']} states, "
-              f"{len(doc['transducer']['transitions'])} transitions")
+              f"{len(doc['transducer']['transitions'])} transitions, by {doc['composition']}")
     d = doc["differential"]
     if d is not None:
         print(f"  fused filter against the pipeline on {d['inputs']} inputs (interpreter): "
