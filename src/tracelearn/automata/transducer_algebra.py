@@ -185,26 +185,42 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
                                       f"a difference the transducers do not show when run on {w}")
         return False
 
-    eqs, side, lag = _align(_consts(a.initial_output), _consts(b.initial_output))
-    if eqs and candidate((), z3.Not(z3.And(*eqs)), 0):
-        return _done(res, qs)
-    start = (a.initial, b.initial, 0, side, lag)
-    seen = {_key(start)}
-    queue = deque([(start, ())])
-    while queue:
-        (qa, qb, d, side, lag), conds = queue.popleft()
-        res.pairs += 1
-        n = len(conds)
-        for ca, oa in end_choices(a, qa, d, qs.exclusive(a, qa, True)):  # the input ends here
+    def ends_differ(node: tuple, conds: tuple) -> bool:
+        """Do the outputs differ if the input ends at ``node``?"""
+        qa, qb, d, side, lag = node
+        for ca, oa in end_choices(a, qa, d, qs.exclusive(a, qa, True)):
             for cb, ob in end_choices(b, qb, d, qs.exclusive(b, qb, True)):
                 left, right = (lag + oa, ob) if side == 0 else (oa, lag + ob)
                 eqs, _, rest = _align(left, right)
                 if not rest and not eqs:
                     continue
                 differ = z3.BoolVal(True) if rest else z3.Not(z3.And(*eqs))
-                if candidate(conds, z3.And(ca, cb, differ), n):
-                    return _done(res, qs)
+                if candidate(conds, z3.And(ca, cb, differ), len(conds)):
+                    return True
+        return False
+
+    eqs, side, lag = _align(_consts(a.initial_output), _consts(b.initial_output))
+    if eqs and candidate((), z3.Not(z3.And(*eqs)), 0):
+        return _done(res, qs)
+    start = (a.initial, b.initial, 0, side, lag)
+    if ends_differ(start, ()):
+        return _done(res, qs)
+    seen = {_key(start)}
+    queue = deque([(start, ())])
+    # breadth first, and every candidate met while the nodes of depth n are expanded is
+    # an input of n + 1 elements (a node's end is asked when the node is reached): the
+    # first confirmed is a shortest along the paths searched
+    while queue:
+        (qa, qb, d, side, lag), conds = queue.popleft()
+        res.pairs += 1
+        n = len(conds)
         ma, mb = choices(a, qa, d, qs.exclusive(a, qa)), choices(b, qb, d, qs.exclusive(b, qb))
+        if domains:  # one has a move where the other has none
+            for mine, theirs in ((ma, mb), (mb, ma)):
+                none = z3.And(*[z3.Not(e) for _, e in theirs]) if theirs else z3.BoolVal(True)
+                for _, e in mine:
+                    if candidate(conds, z3.And(e, none), n + 1):
+                        return _done(res, qs)
         for x, ex in ma:
             for y, ey in mb:
                 both = z3.And(ex, ey)
@@ -230,13 +246,10 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
                     res.reason = f"more than {max_pairs} pairs of states"
                     return _done(res, qs)
                 seen.add(_key(nxt))
-                queue.append((nxt, conds + (z3.And(both, *eqs),)))
-        if domains:  # one has a move where the other has none
-            for mine, theirs, length in ((ma, mb, n + 1), (mb, ma, n + 1)):
-                none = z3.And(*[z3.Not(e) for _, e in theirs]) if theirs else z3.BoolVal(True)
-                for _, e in mine:
-                    if candidate(conds, z3.And(e, none), length):
-                        return _done(res, qs)
+                path = conds + (z3.And(both, *eqs),)
+                if ends_differ(nxt, path):
+                    return _done(res, qs)
+                queue.append((nxt, path))
     if unconfirmed:
         res.reason = unconfirmed
     else:
