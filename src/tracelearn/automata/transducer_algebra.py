@@ -49,37 +49,43 @@ class NotComposable(ValueError):
 # ---------------------------------------------------------------- the moves of a state
 
 
-def enabled(guard: z3.BoolRef, outputs: tuple, defined: int, final: bool = False) -> z3.BoolRef:
+def enabled(guard: z3.BoolRef, outputs: tuple, defined: int, final: bool = False,
+            places: Callable[[z3.ExprRef], set[int] | frozenset[int]] = window_vars) -> z3.BoolRef:
     """When a move is enabled where the window's places ``1..defined`` hold elements
     (``w0`` too, unless it is a final move): its guard, or false when it reads a place
     that is empty there (before the stream's start)."""
     for t in (guard, *outputs):
-        for j in window_vars(t):
+        for j in places(t):
             if (final and j == 0) or j > defined:
                 return z3.BoolVal(False)
     return guard
 
 
-def choices(t: Transducer, q: int, defined: int, exclusive: bool = False) -> list[tuple[Move, z3.BoolRef]]:
+def choices(t: Transducer, q: int, defined: int, exclusive: bool = False,
+            places: Callable = window_vars) -> list[tuple[Move, z3.BoolRef]]:
     """The moves of ``q`` with the condition under which the run takes each: any enabled
     one when ``t`` is nondeterministic, else the first enabled (``exclusive``: the
     guards of ``q`` are known not to overlap, so the first enabled is the one enabled)."""
-    return _first_enabled(t, [(m, m.guard, m.outputs) for m in t.out_of(q)], defined, False, exclusive)
+    return _first_enabled(t, [(m, m.guard, m.outputs) for m in t.out_of(q)], defined, False, exclusive, places)
 
 
-def end_choices(t: Transducer, q: int, defined: int, exclusive: bool = False) -> list[tuple[z3.BoolRef, tuple]]:
+def end_choices(t: Transducer, q: int, defined: int, exclusive: bool = False,
+                places: Callable = window_vars) -> list[tuple[z3.BoolRef, tuple]]:
     """What ``q`` writes at the end of the input, as (condition, outputs): an enabled
     final move (the first, when deterministic), or nothing when none is enabled."""
-    ends = _first_enabled(t, [(f, f.guard, f.outputs) for f in t.finals if f.src == q], defined, True, exclusive)
-    none = z3.And(*[z3.Not(enabled(f.guard, f.outputs, defined, True)) for f, _ in ends]) if ends else z3.BoolVal(True)
+    ends = _first_enabled(t, [(f, f.guard, f.outputs) for f in t.finals if f.src == q], defined, True, exclusive,
+                          places)
+    none = z3.And(*[z3.Not(enabled(f.guard, f.outputs, defined, True, places)) for f, _ in ends]) if ends \
+        else z3.BoolVal(True)
     return [(c, f.outputs) for f, c in ends] + [(none, ())]
 
 
-def _first_enabled(t: Transducer, moves: list, defined: int, final: bool, exclusive: bool) -> list:
+def _first_enabled(t: Transducer, moves: list, defined: int, final: bool, exclusive: bool,
+                   places: Callable) -> list:
     out = []
     earlier: list[z3.BoolRef] = []
     for m, guard, outputs in moves:
-        en = enabled(guard, outputs, defined, final)
+        en = enabled(guard, outputs, defined, final, places)
         if z3.is_false(en):
             continue
         first = t.nondeterministic or exclusive or not earlier
@@ -117,6 +123,16 @@ class _Queries:
         self.deadline = deadline
         self.calls = 0
         self._exclusive: dict[tuple[int, int, bool], bool] = {}
+        self._places: dict[int, tuple[z3.ExprRef, frozenset[int]]] = {}
+
+    def places(self, t: z3.ExprRef) -> frozenset[int]:
+        """:func:`window_vars` of ``t``, once per term (the same guards are asked of again
+        and again; an entry keeps its term, so its id is not reused)."""
+        hit = self._places.get(t.get_id())
+        if hit is None:
+            hit = (t, frozenset(window_vars(t)))
+            self._places[t.get_id()] = hit
+        return hit[1]
 
     def exclusive(self, t: Transducer, q: int, final: bool = False) -> bool:
         """Do the guards of ``q``'s moves (final moves: ``final``) not overlap? Then the
@@ -188,8 +204,8 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
     def ends_differ(node: tuple, conds: tuple) -> bool:
         """Do the outputs differ if the input ends at ``node``?"""
         qa, qb, d, side, lag = node
-        for ca, oa in end_choices(a, qa, d, qs.exclusive(a, qa, True)):
-            for cb, ob in end_choices(b, qb, d, qs.exclusive(b, qb, True)):
+        for ca, oa in end_choices(a, qa, d, qs.exclusive(a, qa, True), qs.places):
+            for cb, ob in end_choices(b, qb, d, qs.exclusive(b, qb, True), qs.places):
                 left, right = (lag + oa, ob) if side == 0 else (oa, lag + ob)
                 eqs, _, rest = _align(left, right)
                 if not rest and not eqs:
@@ -214,7 +230,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
         (qa, qb, d, side, lag), conds = queue.popleft()
         res.pairs += 1
         n = len(conds)
-        ma, mb = choices(a, qa, d, qs.exclusive(a, qa)), choices(b, qb, d, qs.exclusive(b, qb))
+        ma, mb = choices(a, qa, d, qs.exclusive(a, qa), qs.places), choices(b, qb, d, qs.exclusive(b, qb), qs.places)
         if domains:  # one has a move where the other has none
             for mine, theirs in ((ma, mb), (mb, ma)):
                 none = z3.And(*[z3.Not(e) for _, e in theirs]) if theirs else z3.BoolVal(True)
@@ -361,7 +377,7 @@ def totality(t: Transducer, max_states: int = 100_000, deadline: float | None = 
     unconfirmed = ""
     while queue:
         (q, d), conds = queue.popleft()
-        ch = choices(t, q, d, qs.exclusive(t, q))
+        ch = choices(t, q, d, qs.exclusive(t, q), qs.places)
         stuck = z3.And(*[z3.Not(e) for _, e in ch]) if ch else z3.BoolVal(True)
         if qs.sat(stuck):
             w = path_input(list(conds) + [stuck], t.bits, len(conds) + 1)
@@ -422,10 +438,17 @@ def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: in
             x = element(o)
             nxt = []
             for conds, written, q, win in paths:
-                for y, cond in _g_choices(g, q, (x, *win), qs.exclusive(g, q)):
-                    if qs.sat(z3.And(*context, *conds, cond)):
-                        nxt.append((conds + [cond], written + _put(y.outputs, (x, *win)), y.dst,
-                                    ((x, *win)[:kg])))
+                for y, cond in _g_choices(qs, g, q, (x, *win), qs.exclusive(g, q)):
+                    if not qs.places(cond):  # on f's constants g's choice is decided: no solver
+                        v = z3.simplify(cond)
+                        if z3.is_false(v):
+                            continue
+                        taken = conds if z3.is_true(v) else conds + [cond]
+                    elif qs.sat(z3.And(*context, *conds, cond)):
+                        taken = conds + [cond]
+                    else:
+                        continue
+                    nxt.append((taken, written + _put(qs, y.outputs, (x, *win)), y.dst, ((x, *win)[:kg])))
             paths = nxt
         return paths
 
@@ -455,7 +478,7 @@ def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: in
     state(f.initial, 0, qg0, tuple(win0))
     while todo:
         s, qf, d, qg, win = todo.popleft()
-        for x, cond in choices(f, qf, d, qs.exclusive(f, qf)):
+        for x, cond in choices(f, qf, d, qs.exclusive(f, qf), qs.places):
             if not qs.sat(cond):
                 continue
             fits(cond, x.outputs)
@@ -465,10 +488,10 @@ def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: in
                     raise NotComposable(
                         f"the composition's window would exceed {max_lookback} elements: the second "
                         "transducer looks back past steps in which the first writes nothing")
-                guard = _conjunction([cond, *conds])
-                moves.append(Move(s, guard, tuple(_ground(o) for o in written),
+                guard = _conjunction(qs, [cond, *conds])
+                moves.append(Move(s, guard, tuple(_ground(qs, o) for o in written),
                                   state(x.dst, min(d + 1, kf), qg2, win3)))
-        for cond, outs in end_choices(f, qf, d, qs.exclusive(f, qf, True)):
+        for cond, outs in end_choices(f, qf, d, qs.exclusive(f, qf, True), qs.places):
             if not qs.sat(cond):
                 continue
             fits(cond, outs)
@@ -477,21 +500,21 @@ def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: in
                 raise NotComposable("the second transducer has no move for an output the first writes "
                                     "at the end of the input")
             for conds, written, qg2, win2 in paths:
-                for gcond, gouts in _g_ends(g, qg2, win2, qs.exclusive(g, qg2, True)):
-                    full = _conjunction([cond, *conds, gcond])
+                for gcond, gouts in _g_ends(qs, g, qg2, win2, qs.exclusive(g, qg2, True)):
+                    full = _conjunction(qs, [cond, *conds, gcond])
                     if qs.sat(full):
                         finals.append(FinalMove(s, full,
-                                                tuple(_ground(o) for o in written + gouts)))
+                                                tuple(_ground(qs, o) for o in written + gouts)))
     return Transducer(f.bits, len(index), 0, moves, finals, initial_output, names, f.chars)
 
 
-def _g_choices(g: Transducer, q: int, win: tuple, exclusive: bool) -> list[tuple[Move, z3.BoolRef]]:
+def _g_choices(qs: _Queries, g: Transducer, q: int, win: tuple, exclusive: bool) -> list[tuple[Move, z3.BoolRef]]:
     """g's moves from ``q`` on the window ``win`` (terms, None before g's start) with the
     conditions of taking each (the first enabled)."""
     out = []
     earlier: list[z3.BoolRef] = []
     for m in g.out_of(q):
-        en = _on_window(m.guard, m.outputs, win)
+        en = _on_window(qs, m.guard, m.outputs, win)
         if en is None:
             continue
         out.append((m, en if exclusive or not earlier else z3.And(en, *[z3.Not(e) for e in earlier])))
@@ -499,42 +522,42 @@ def _g_choices(g: Transducer, q: int, win: tuple, exclusive: bool) -> list[tuple
     return out
 
 
-def _g_ends(g: Transducer, q: int, win: tuple, exclusive: bool) -> list[tuple[z3.BoolRef, tuple]]:
+def _g_ends(qs: _Queries, g: Transducer, q: int, win: tuple, exclusive: bool) -> list[tuple[z3.BoolRef, tuple]]:
     """g's end of input after window ``win`` (``win[0]`` its last element, as ``w1``)."""
     out = []
     earlier: list[z3.BoolRef] = []
     for f in g.finals:
         if f.src != q:
             continue
-        en = _on_window(f.guard, f.outputs, (None, *win))
+        en = _on_window(qs, f.guard, f.outputs, (None, *win))
         if en is None:
             continue
         out.append((en if exclusive or not earlier else z3.And(en, *[z3.Not(e) for e in earlier]),
-                    _put(f.outputs, (None, *win))))
+                    _put(qs, f.outputs, (None, *win))))
         earlier.append(en)
     out.append((z3.And(*[z3.Not(e) for e in earlier]) if earlier else z3.BoolVal(True), ()))
     return out
 
 
-def _on_window(guard: z3.BoolRef, outputs: tuple, win: tuple) -> z3.BoolRef | None:
+def _on_window(qs: _Queries, guard: z3.BoolRef, outputs: tuple, win: tuple) -> z3.BoolRef | None:
     """``guard`` with g's window put in, or None when the move reads an empty place."""
     for t in (guard, *outputs):
-        for j in window_vars(t):
+        for j in qs.places(t):
             if j >= len(win) or win[j] is None:
                 return None
-    return _put((guard,), win)[0]
+    return _put(qs, (guard,), win)[0]
 
 
-def _put(terms: tuple, win: tuple) -> tuple:
+def _put(qs: _Queries, terms: tuple, win: tuple) -> tuple:
     """``terms`` over g's window with ``w<j>`` replaced by ``win[j]``."""
     out = []
     for t in terms:
-        sub = [(z3.BitVec(f"w{j}", win[j].size()), win[j]) for j in window_vars(t)]
+        sub = [(z3.BitVec(f"w{j}", win[j].size()), win[j]) for j in qs.places(t)]
         out.append(z3.substitute(t, *sub) if sub else t)
     return tuple(out)
 
 
-def _conjunction(parts: list[z3.BoolRef]) -> z3.BoolRef:
+def _conjunction(qs: _Queries, parts: list[z3.BoolRef]) -> z3.BoolRef:
     """The conjunction of ``parts`` flattened, each conjunct once, those that read no
     window place decided (g's guards on f's constant outputs): a composed guard keeps
     only what depends on the input, and f's and g's guards say the same of an element
@@ -545,7 +568,7 @@ def _conjunction(parts: list[z3.BoolRef]) -> z3.BoolRef:
         if c.get_id() in seen:
             continue
         seen.add(c.get_id())
-        if not window_vars(c):
+        if not qs.places(c):
             v = z3.simplify(c)
             if z3.is_false(v):
                 return z3.BoolVal(False)
@@ -555,10 +578,10 @@ def _conjunction(parts: list[z3.BoolRef]) -> z3.BoolRef:
     return kept[0] if len(kept) == 1 else z3.And(*kept) if kept else z3.BoolVal(True)
 
 
-def _ground(t: z3.ExprRef) -> z3.ExprRef:
+def _ground(qs: _Queries, t: z3.ExprRef) -> z3.ExprRef:
     """An output term, a constant folded (g's output on f's constant output): what
     reads the window is kept as composed, which prints as the two filters wrote it."""
-    return t if window_vars(t) else z3.simplify(t)
+    return t if qs.places(t) else z3.simplify(t)
 
 
 def _simplified(t: z3.ExprRef) -> z3.ExprRef:
