@@ -193,3 +193,25 @@ def test_a_delay_filter_composes_with_an_escaper_both_ways():
         for w in ([], [60], [60, 38, 1], [62, 62, 0, 60]):
             assert c.run(w) == g.run(f.run(w))
     assert equivalence(delay, identity(8)).status == "different"
+
+
+def test_a_move_reading_before_the_start_is_not_enabled_whatever_its_guard_says():
+    """``true || x[-1] < 0`` reads x[-1]: not enabled on the first element, in a run as in
+    the operations (a fuzzer found run and composition disagreeing here)."""
+    f = Transducer(8, 1, 0, [Move(0, z3.Or(TRUE, W1 < 0), (_x(),), 0)], [])
+    assert f.run([5]) is None and f.run([]) == [] and f.outputs([5]) == set()
+    c = compose(f, echo_then(3))
+    for w in ([], [5], [5, 6]):
+        assert c.run(w) == (None if f.run(w) is None else echo_then(3).run(f.run(w)))
+    assert totality(f).witness == [0]
+
+
+def test_a_difference_behind_a_path_that_cannot_reach_it_is_still_found():
+    """The pair of states is first reached along a path on which the difference is
+    infeasible (x < 1 there, x[-1] >= 2 needed): the search takes that pair again along
+    other paths, and finds the input instead of answering unknown (a fuzzer's case)."""
+    a = Transducer(8, 1, 0, [Move(0, W0 < 1, (_c(5),), 0), Move(0, TRUE, (_x(W1) - 1,), 0)], [], (1, -1))
+    b = Transducer(8, 1, 0, [Move(0, W0 < 1, (_c(5),), 0), Move(0, W1 >= 2, (_c(5),), 0),
+                             Move(0, W1 == W1, (_x(W1) - 1,), 0)], [], (1, -1))
+    r = equivalence(a, b)
+    assert r.status == "different" and a.run(r.witness) != b.run(r.witness) and len(r.witness) == 3

@@ -5,7 +5,9 @@ A transducer reads a stream of ``bits``-bit signed elements. Its guards and outp
 are z3 terms over the window ``w0`` (the element read), ``w1`` (the one before), ...
 ``w<lookback>``. Before the stream's start the window holds the bottom value: a
 transition whose guard or outputs read it is not enabled (Sigma*: every comparison
-with bottom is false). Every state is final. On input ``a0 .. a(n-1)`` a run writes the
+with bottom is false), whatever the rest of its guard says (``true || x[-1] < 0`` too:
+the operations, the generated C and the oracle read a term's places, not its value).
+Every state is final. On input ``a0 .. a(n-1)`` a run writes the
 initial output, then each transition's outputs, then the outputs of the first
 enabled final move of the last state (window relative to position ``n``: ``w1`` is the
 last element; none enabled: nothing). Outputs are 32-bit (C's ``int``).
@@ -83,10 +85,13 @@ class Transducer:
             # separating input's replay visits a few of a conjecture's moves)
             facts = self.facts if self.facts is not None else TermFacts()
             k = 0
+            reach: dict[int, tuple[int, int]] = {}  # id(move) -> (its nearest, its farthest place)
             for m in [*self.moves, *self.finals]:
-                for t in (m.guard, *m.outputs):
-                    k = max(k, max(facts.places(t), default=0))
-            self._compiled = {"moves": by_src, "finals": fin, "lookback": k, "terms": facts.compiled}
+                ps = set().union(*(facts.places(t) for t in (m.guard, *m.outputs)))
+                reach[id(m)] = (min(ps, default=1), max(ps, default=0))
+                k = max(k, reach[id(m)][1])
+            self._compiled = {"moves": by_src, "finals": fin, "lookback": k, "terms": facts.compiled,
+                              "reach": reach}
         return self._compiled
 
     def _fn(self, t: z3.ExprRef):
@@ -124,7 +129,10 @@ class Transducer:
         def env(n: int, i: int) -> dict:
             return {f"w{j}": (values[i - j] & mask if 0 <= i - j < n else None) for j in range(k + 1)}
 
-        def enabled(m, e: dict) -> list[int] | None:
+        def enabled(m, e: dict, at: int, final: bool = False) -> list[int] | None:
+            near, far = c["reach"][id(m)]
+            if far > at or (final and near == 0):  # reads before the start (or w0 at the end)
+                return None
             try:
                 return [signed(self._fn(o)(e), OUT_BITS) for o in m.outputs] if self._fn(m.guard)(e) else None
             except Undefined:
@@ -136,11 +144,11 @@ class Transducer:
         for i in range(len(values)):
             e = env(i + 1, i)
             runs = {(m.dst, out + tuple(o)) for q, out in runs for m in c["moves"].get(q, [])
-                    if (o := enabled(m, e)) is not None}
+                    if (o := enabled(m, e, i)) is not None}
         e = env(len(values), len(values))
         done: set[tuple[int, ...]] = set()
         for q, out in runs:
-            ends = [o for f in c["finals"].get(q, []) if (o := enabled(f, e)) is not None]
+            ends = [o for f in c["finals"].get(q, []) if (o := enabled(f, e, len(values), True)) is not None]
             done.update(out + tuple(o) for o in ends) if ends else done.add(out)
         return done
 
@@ -151,9 +159,12 @@ class Transducer:
         steps: list[list[int]] = []
         q = self.initial
         mask = (1 << self.bits) - 1
+        reach = c["reach"]
         for i in range(len(values)):
             env = {f"w{j}": (values[i - j] & mask if i - j >= 0 else None) for j in range(k + 1)}
             for m in c["moves"].get(q, []):
+                if reach[id(m)][1] > i:  # it reads before the stream's start: not enabled
+                    continue
                 try:
                     if self._fn(m.guard)(env):
                         steps.append([signed(self._fn(o)(env), OUT_BITS) for o in m.outputs])
@@ -166,6 +177,8 @@ class Transducer:
         n = len(values)
         env = {f"w{j}": (values[n - j] & mask if 0 <= n - j < n else None) for j in range(k + 1)}
         for f in c["finals"].get(q, []):
+            if reach[id(f)][0] == 0 or reach[id(f)][1] > n:  # w0 (none at the end), or before the start
+                continue
             try:
                 if self._fn(f.guard)(env):
                     return steps + [[signed(self._fn(o)(env), OUT_BITS) for o in f.outputs]]

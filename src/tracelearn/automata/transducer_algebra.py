@@ -187,8 +187,9 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
     res = Comparison("unknown")
     k = max(a.lookback, b.lookback)
     unconfirmed = ""
+    paths = _Paths()
 
-    def candidate(conds: tuple, bad: z3.BoolRef, length: int) -> bool:
+    def candidate(conds: tuple, bad: z3.BoolRef, length: int, node: tuple) -> bool:
         """A difference at the end of ``conds``: True when an input confirms it."""
         nonlocal unconfirmed
         if not qs.sat(bad):
@@ -197,6 +198,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
         if w is not None and confirm(w):
             res.status, res.witness = "different", w
             return True
+        paths.doubt(_key(node))
         unconfirmed = unconfirmed or ("a difference that no input reaches" if w is None else
                                       f"a difference the transducers do not show when run on {w}")
         return False
@@ -211,23 +213,24 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
                 if not rest and not eqs:
                     continue
                 differ = z3.BoolVal(True) if rest else z3.Not(z3.And(*eqs))
-                if candidate(conds, z3.And(ca, cb, differ), len(conds)):
+                if candidate(conds, z3.And(ca, cb, differ), len(conds), node):
                     return True
         return False
 
     eqs, side, lag = _align(_consts(a.initial_output), _consts(b.initial_output))
-    if eqs and candidate((), z3.Not(z3.And(*eqs)), 0):
-        return _done(res, qs)
     start = (a.initial, b.initial, 0, side, lag)
+    if eqs and candidate((), z3.Not(z3.And(*eqs)), 0, start):
+        return _done(res, qs)
     if ends_differ(start, ()):
         return _done(res, qs)
-    seen = {_key(start)}
+    paths.admit(_key(start))
     queue = deque([(start, ())])
     # breadth first, and every candidate met while the nodes of depth n are expanded is
     # an input of n + 1 elements (a node's end is asked when the node is reached): the
     # first confirmed is a shortest along the paths searched
     while queue:
-        (qa, qb, d, side, lag), conds = queue.popleft()
+        node, conds = queue.popleft()
+        qa, qb, d, side, lag = node
         res.pairs += 1
         n = len(conds)
         ma, mb = choices(a, qa, d, qs.exclusive(a, qa), qs.places), choices(b, qb, d, qs.exclusive(b, qb), qs.places)
@@ -235,7 +238,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
             for mine, theirs in ((ma, mb), (mb, ma)):
                 none = z3.And(*[z3.Not(e) for _, e in theirs]) if theirs else z3.BoolVal(True)
                 for _, e in mine:
-                    if candidate(conds, z3.And(e, none), n + 1):
+                    if candidate(conds, z3.And(e, none), n + 1, node):
                         return _done(res, qs)
         for x, ex in ma:
             for y, ey in mb:
@@ -244,7 +247,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
                     continue
                 left, right = (lag + x.outputs, y.outputs) if side == 0 else (x.outputs, lag + y.outputs)
                 eqs, nside, rest = _align(left, right)
-                if eqs and candidate(conds, z3.And(both, z3.Not(z3.And(*eqs))), n + 1):
+                if eqs and candidate(conds, z3.And(both, z3.Not(z3.And(*eqs))), n + 1, node):
                     return _done(res, qs)
                 if len(rest) > max_delay:
                     unconfirmed = unconfirmed or f"one writes more than {max_delay} elements ahead of the other"
@@ -256,12 +259,12 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
                     unconfirmed = unconfirmed or f"one writes an element more than {max_delay} steps before the other"
                     continue
                 nxt = (x.dst, y.dst, min(d + 1, k), nside, rest)
-                if _key(nxt) in seen:
+                if not paths.wanted(_key(nxt)):
                     continue
-                if len(seen) >= max_pairs:
+                if paths.count >= max_pairs:
                     res.reason = f"more than {max_pairs} pairs of states"
                     return _done(res, qs)
-                seen.add(_key(nxt))
+                paths.admit(_key(nxt))
                 path = conds + (z3.And(both, *eqs),)
                 if ends_differ(nxt, path):
                     return _done(res, qs)
@@ -271,6 +274,31 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
     else:
         res.status = "equal"
     return _done(res, qs)
+
+
+class _Paths:
+    """The nodes a breadth-first search has reached, and how many paths it took to each.
+    One path per node, but a node where a candidate was not confirmed along the path
+    taken (the window's history forgotten, it may need another) admits up to ``AGAIN``
+    more, each searched from there with its own conditions."""
+
+    AGAIN = 16
+
+    def __init__(self) -> None:
+        self.taken: dict[tuple, int] = {}
+        self.doubtful: set[tuple] = set()
+        self.count = 0
+
+    def wanted(self, key: tuple) -> bool:
+        n = self.taken.get(key, 0)
+        return n == 0 or (key in self.doubtful and n <= self.AGAIN)
+
+    def admit(self, key: tuple) -> None:
+        self.taken[key] = self.taken.get(key, 0) + 1
+        self.count += 1
+
+    def doubt(self, key: tuple) -> None:
+        self.doubtful.add(key)
 
 
 def _key(node: tuple) -> tuple:
@@ -372,7 +400,8 @@ def totality(t: Transducer, max_states: int = 100_000, deadline: float | None = 
     qs = _Queries(deadline)
     k = t.lookback
     start = (t.initial, 0)
-    seen = {start}
+    paths = _Paths()
+    paths.admit(start)
     queue = deque([(start, ())])
     unconfirmed = ""
     while queue:
@@ -383,13 +412,14 @@ def totality(t: Transducer, max_states: int = 100_000, deadline: float | None = 
             w = path_input(list(conds) + [stuck], t.bits, len(conds) + 1)
             if w is not None and not t.outputs(w):
                 return Totality("partial", w, "", qs.calls)
+            paths.doubt((q, d))
             unconfirmed = unconfirmed or "a state without a move for some window that no input reaches"
         for m, e in ch:
             nxt = (m.dst, min(d + 1, k))
-            if nxt not in seen and qs.sat(e):
-                if len(seen) >= max_states:
+            if paths.wanted(nxt) and qs.sat(e):
+                if paths.count >= max_states:
                     return Totality("unknown", None, f"more than {max_states} states", qs.calls)
-                seen.add(nxt)
+                paths.admit(nxt)
                 queue.append((nxt, conds + (e,)))
     if unconfirmed:
         return Totality("unknown", None, unconfirmed, qs.calls)
