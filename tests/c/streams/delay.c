@@ -36,3 +36,10 @@ void with_third_back(void) {
         c = d;
     }
 }
+
+/* delay's function written at once: each element as it is read, -1 at the end. */
+void echo_then_end(void) {
+    while (!tl_eof())
+        tl_out(tl_in());
+    tl_out(-1);
+}
