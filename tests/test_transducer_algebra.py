@@ -215,3 +215,18 @@ def test_a_difference_behind_a_path_that_cannot_reach_it_is_still_found():
                              Move(0, W1 == W1, (_x(W1) - 1,), 0)], [], (1, -1))
     r = equivalence(a, b)
     assert r.status == "different" and a.run(r.witness) != b.run(r.witness) and len(r.witness) == 3
+
+
+def test_a_nondeterministic_operand_with_two_outputs_is_not_equal_to_anything():
+    """Equivalence with a nondeterministic transducer is the union's single-valuedness:
+    pairs of runs of one operand count too (a review's case: ``b`` has no run at all)."""
+    a = Transducer(8, 1, 0, [Move(0, TRUE, (_x(),), 0), Move(0, TRUE, (_c(0),), 0)], [], nondeterministic=True)
+    b = Transducer(8, 1, 0, [], [])
+    r = equivalence(a, b)
+    assert r.status == "different" and len(a.outputs(r.witness)) == 2
+
+
+def test_union_keeps_every_output_of_a_nondeterministic_operand_on_no_input():
+    nd = Transducer(8, 1, 0, [], [FinalMove(0, TRUE, (_c(1),)), FinalMove(0, TRUE, (_c(2),))],
+                    nondeterministic=True)
+    assert union(nd, echo_then(9)).outputs([]) == {(1,), (2,), (9,)}

@@ -223,7 +223,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
         return _done(res, qs)
     if ends_differ(start, ()):
         return _done(res, qs)
-    paths.admit(_key(start))
+    paths.admit(_key(start), lag)
     queue = deque([(start, ())])
     # breadth first, and every candidate met while the nodes of depth n are expanded is
     # an input of n + 1 elements (a node's end is asked when the node is reached): the
@@ -264,7 +264,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
                 if paths.count >= max_pairs:
                     res.reason = f"more than {max_pairs} pairs of states"
                     return _done(res, qs)
-                paths.admit(_key(nxt))
+                paths.admit(_key(nxt), rest)
                 path = conds + (z3.And(both, *eqs),)
                 if ends_differ(nxt, path):
                     return _done(res, qs)
@@ -288,14 +288,16 @@ class _Paths:
         self.taken: dict[tuple, int] = {}
         self.doubtful: set[tuple] = set()
         self.count = 0
+        self.alive: list[tuple] = []  # the terms whose ids are in the keys: z3 reuses a freed id
 
     def wanted(self, key: tuple) -> bool:
         n = self.taken.get(key, 0)
         return n == 0 or (key in self.doubtful and n <= self.AGAIN)
 
-    def admit(self, key: tuple) -> None:
+    def admit(self, key: tuple, terms: tuple = ()) -> None:
         self.taken[key] = self.taken.get(key, 0) + 1
         self.count += 1
+        self.alive.append(terms)
 
     def doubt(self, key: tuple) -> None:
         self.doubtful.add(key)
@@ -324,6 +326,11 @@ def equivalence(a: Transducer, b: Transducer, **limits) -> Comparison:
             return oa != ob
         return bool(oa) and bool(ob) and len(oa | ob) > 1
 
+    for t in (a, b):  # the union's pairs of runs of one operand
+        if t.nondeterministic:
+            own = single_valued(t, **limits)
+            if own.status != "equal":
+                return own
     res = square(a, b, confirm, domains=both_det, **limits)
     if res.status == "equal" and not both_det:
         res.reason = "every two runs on one input write the same (the domains are not compared)"
@@ -367,7 +374,7 @@ def union(a: Transducer, b: Transducer) -> Transducer:
             if m.src == t.initial:
                 moves.append(Move(0, m.guard, pre + m.outputs, m.dst + base))
         finals += [FinalMove(f.src + base, f.guard, f.outputs) for f in t.finals]
-        finals.append(FinalMove(0, z3.BoolVal(True), _consts(t.run([]) or [])))
+        finals += [FinalMove(0, z3.BoolVal(True), _consts(out)) for out in sorted(t.outputs([]))]
     names = ["start"] + [f"a:{n}" for n in (a.names or [str(i) for i in range(a.states)])] \
         + [f"b:{n}" for n in (b.names or [str(i) for i in range(b.states)])]
     return Transducer(a.bits, 1 + a.states + b.states, 0, moves, finals, (), names, a.chars and b.chars,
@@ -500,11 +507,13 @@ def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: in
             if len(index) >= max_states:
                 raise NotComposable(f"the composition has more than {max_states} states")
             index[key] = len(index)
+            alive.append(win)  # the window's terms kept: their ids are in the key, and z3 reuses a freed id
             names.append(f"{_name(f, qf)}.{_name(g, qg)}")
             todo.append((index[key], qf, d, qg, win))
         return index[key]
 
     todo: deque = deque()
+    alive: list[tuple] = []
     state(f.initial, 0, qg0, tuple(win0))
     while todo:
         s, qf, d, qg, win = todo.popleft()
