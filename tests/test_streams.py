@@ -508,6 +508,29 @@ def test_fuse_composes_two_learned_escapers_and_the_result_is_the_pipeline(tmp_p
     assert idem["holds"] is False and idem["compositions"][0]["by"] == "composing the transducers"
 
 
+def test_a_composition_out_of_time_falls_back_to_the_pipeline_with_the_reason(monkeypatch):
+    """The composition gets half the time left: when it runs out, the C pipeline is
+    learned in the other half, and the answer is the one composing gives."""
+    from tracelearn.api import streams as api_streams
+
+    def slow(*args, **kwargs):
+        raise TimeoutError("time limit")
+    monkeypatch.setattr(api_streams, "compose", slow)
+    idem = tracelearn.filter_property("idempotent", str(STREAMS / "escape.c"), function="html_escape")
+    assert idem["holds"] is False and idem["witness"]["replay"] == "confirmed"
+    assert idem["compositions"][0]["by"].startswith("learning the C pipeline (the composition was not built")
+
+
+def test_an_undecided_overlap_is_never_called_deterministic(monkeypatch):
+    """``overlapping`` answers which moves may overlap; z3's unknown is a maybe."""
+    from tracelearn.automata.transducer import Move, Transducer
+    w0 = z3.BitVec("w0", 8)
+    t = Transducer(8, 1, 0, [Move(0, w0 < 0, (w0,), 0), Move(0, w0 >= 0, (), 0)], [], ())
+    assert t.overlapping() is None
+    monkeypatch.setattr(z3.Solver, "check", lambda self, *a: z3.unknown)
+    assert t.overlapping() is not None
+
+
 def test_html_escape_is_not_idempotent_and_the_witness_replays(capsys):
     code = main(["filters", "idempotent", str(STREAMS / "escape.c"), "--function", "html_escape", "--json",
                  "--quiet"])

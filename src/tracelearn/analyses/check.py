@@ -21,7 +21,8 @@ from ..semantics.interpreter import ALL_CHECKS
 from ..semantics.symbolic import SemanticsOptions, SymexLimit
 from ..semantics.symexpr import disj
 from ..semantics.traces import Counterexample, extract, replay
-from ..semantics.solving import at_deadline, clear_main_interrupt, interrupt_main_context
+from ..querytime import at_deadline
+from ..semantics.solving import clear_main_interrupt, interrupt_main_context
 from .falsify import Falsifier, SearchStats
 from .kinduction import KInduction, KInductionProver
 from .proofs import PROVE_CHOICES, HornProof, ProofBudget, ProofResult

@@ -190,16 +190,33 @@ def _model_doc(label: str, r: FilterRun) -> dict:
             "states": r.doc["transducer"]["states"] if r.doc["transducer"] else None, "stats": r.doc["stats"]}
 
 
-def _proved_model(path: str, function: str, element: str, max_depth: int | None, timeout: float) -> FilterRun | None:
-    """The filter's transducer when it has one proved equal to it, else None: a
+def _proved_model(path: str, function: str, element: str, max_depth: int | None,
+                  timeout: float) -> tuple[FilterRun | None, str]:
+    """The filter's transducer when it has one proved equal to it, else None and why: a
     composition's second filter, composed when it has one, else learned as part of a
     C pipeline (a decoder whose state grows with the input is outside the class alone,
     and in it after its encoder)."""
     try:
         r = learn_filter_file(path, function=function, element=element, max_depth=max_depth, check=0, timeout=timeout)
-    except FilterError:
-        return None
-    return r if r.result.transducer is not None and r.doc["complete"] else None
+    except FilterError as e:
+        return None, f"the second filter has no transducer of its own: {e}"
+    if r.result.transducer is None:
+        return None, f"the second filter has no transducer of its own ({r.doc['reason']})"
+    if not r.doc["complete"]:
+        return None, f"the second filter's transducer was not proved equal to it ({r.doc['reason']})"
+    return r, ""
+
+
+def _compose_first(first: Transducer, second: Transducer, deadline: float) -> tuple[Transducer | None, str]:
+    """``second`` after ``first`` composed, or None and why not. The composition gets
+    half the time left, so that learning the C pipeline instead still has the rest."""
+    now = time.perf_counter()
+    try:
+        return compose(first, second, deadline=now + max(0.5, (deadline - now) / 2)), ""
+    except NotComposable as e:
+        return None, str(e)
+    except TimeoutError as e:
+        return None, f"the composition was not built in its share of the time: {e}"
 
 
 class NoModel(Exception):
@@ -244,18 +261,15 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
             raise NoModel(f"{label}: no transducer learned ({r.doc['reason']})")
         return r.result.transducer
 
-    def composed(first, second, second_file: str, second_fn: str, label: str):
+    def composed(first, second, second_file: str, second_fn: str, label: str, why: str = ""):
         """``second`` after ``first``: composed, else learned as a C pipeline."""
-        why = "the second filter has no transducer of its own"
         if second is not None:
             if progress:
                 progress(f"composing {label}")
-            try:
-                t = compose(first, second, deadline=time.perf_counter() + left_time())
+            t, why = _compose_first(first, second, deadline)
+            if t is not None:
                 compositions.append({"composition": label, "by": "composing the transducers", "states": t.states})
                 return t
-            except NotComposable as e:
-                why = str(e)
         src = Path(work.name) / f"pipeline{len(models)}.c"
         src.write_text(_pipeline_c(first, second_file, second_fn))
         t = model(str(src), "__tl_pipeline", label)
@@ -263,11 +277,12 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
         return t
 
     def own_model(path: str, fn: str, label: str):
-        r = _proved_model(path, fn, element, max_depth, left_time())
+        # half the time left: the C pipeline, learned when this fails, has the rest
+        r, why = _proved_model(path, fn, element, max_depth, left_time() / 2)
         if r is None:
-            return None
+            return None, why
         models.append(_model_doc(label, r))
-        return r.result.transducer
+        return r.result.transducer, ""
 
     F, G = (f_file, function), (g_file, with_function or "")
 
@@ -289,8 +304,8 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
             right = composed(g, f, f_file, function, f"{function} after {with_function}")
             sides = ([F, G], [G, F])
         else:
-            g = own_model(g_file, with_function, with_function)
-            left = composed(f, g, g_file, with_function, f"{with_function} after {function}")
+            g, why = own_model(g_file, with_function, with_function)
+            left = composed(f, g, g_file, with_function, f"{with_function} after {function}", why)
             right = identity(el.bits)
             sides = ([F, G], [])
         if progress:
@@ -456,14 +471,11 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
 
         if progress:
             progress(f"learning {with_function}")
-        second = _proved_model(g_file, with_function, element, max_depth, left())
-        t, why = None, "the second filter has no transducer of its own"
+        second, why = _proved_model(g_file, with_function, element, max_depth, left() / 2)
+        t = None
         if second is not None:
-            try:
-                t = compose(first.result.transducer, second.result.transducer, deadline=time.perf_counter() + left())
-                complete, reason, by = first.doc["complete"], first.doc["reason"], "composing the transducers"
-            except (NotComposable, TimeoutError) as e:
-                why = str(e)
+            t, why = _compose_first(first.result.transducer, second.result.transducer, t0 + timeout)
+            complete, reason, by = first.doc["complete"], first.doc["reason"], "composing the transducers"
         if t is None:
             src.write_text(_pipeline_c(first.result.transducer, g_file, with_function))
             if progress:
@@ -484,12 +496,16 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
             inputs = [[]] + [[rng.choice(pool) if pool and rng.random() < 0.5 else rng.randint(el.lo, el.hi)
                               for _ in range(rng.randint(1, 16))] for _ in range(check - 1)]
             replay = FilterReplay(str(fused), name, el.bits)
-            bad = None
+            bad, failed = None, []
             try:
                 chain = _Chain([(f_file, function), (g_file, with_function)], el)
                 try:
                     for v in inputs:
-                        got, want = replay.interpret(v), chain.run(v)
+                        try:
+                            got, want = replay.interpret(v), chain.run(v)
+                        except FilterError as e:  # kept: the fused filter is the result
+                            failed.append({"input": v, "error": str(e)})
+                            continue
                         if got != want:
                             bad = {"input": v, "pipeline_output": want, "fused_output": got}
                             break
@@ -497,7 +513,8 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
                     chain.close()
             finally:
                 replay.close()
-            differential = {"inputs": len(inputs), "engine": "interpreter", "disagreement": bad}
+            differential = {"inputs": len(inputs), "engine": "interpreter", "disagreement": bad,
+                            "failed_runs": len(failed), "first_failed_run": failed[0] if failed else None}
     if output and text is not None:
         Path(output).write_text(text)
     doc = {"schema_version": SCHEMA_VERSION, "command": "fuse", "file": file, "function": function,

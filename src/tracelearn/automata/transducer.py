@@ -198,10 +198,15 @@ class Transducer:
             for i in range(len(ms) - 1):
                 s.push()
                 assert_all(s, [ms[i].guard, any_of([m.guard for m in ms[i + 1:]])])
-                if s.check() == z3.sat:
+                answer = s.check()
+                if answer == z3.sat:
                     model = s.model()
                     j = next(j for j in range(i + 1, len(ms)) if holds(model, [ms[j].guard]))
                     return ms[i], ms[j]
+                if answer == z3.unknown:  # undecided: a pair that may overlap, never "deterministic"
+                    maybe = next((m for m in ms[i + 1:] if _maybe_both(ms[i].guard, m.guard)), None)
+                    if maybe is not None:
+                        return ms[i], maybe
                 s.pop()
         return None
 
@@ -282,6 +287,12 @@ _BIN = {z3.Z3_OP_BADD: "+", z3.Z3_OP_BSUB: "-", z3.Z3_OP_BMUL: "*", z3.Z3_OP_BAN
         z3.Z3_OP_BSDIV_I: "/", z3.Z3_OP_BSREM: "%", z3.Z3_OP_BSREM_I: "%", z3.Z3_OP_BSHL: "<<",
         z3.Z3_OP_BASHR: ">>", z3.Z3_OP_BLSHR: ">>u", z3.Z3_OP_BUDIV: "/u", z3.Z3_OP_BUDIV_I: "/u",
         z3.Z3_OP_BUREM: "%u", z3.Z3_OP_BUREM_I: "%u", z3.Z3_OP_AND: "&&", z3.Z3_OP_OR: "||"}
+
+
+def _maybe_both(a: z3.BoolRef, b: z3.BoolRef) -> bool:
+    s = z3.Solver()
+    s.add(a, b)
+    return s.check() != z3.unsat
 
 
 def term_text(e: z3.ExprRef, bits: int = 8, chars: bool = False, printer: "TermPrinter | None" = None) -> str:

@@ -29,7 +29,7 @@ import z3
 from ..bvterm import window_vars
 from .transducer import OUT_BITS, FinalMove, Move, Transducer, term_text
 from ..z3dag import conjuncts
-from .transducer_paths import path_input, solver, undecided
+from .transducer_paths import path_input, satisfiable, solver
 
 
 @dataclass
@@ -66,32 +66,38 @@ def choices(t: Transducer, q: int, defined: int, exclusive: bool = False,
     """The moves of ``q`` with the condition under which the run takes each: any enabled
     one when ``t`` is nondeterministic, else the first enabled (``exclusive``: the
     guards of ``q`` are known not to overlap, so the first enabled is the one enabled)."""
-    return _first_enabled(t, [(m, m.guard, m.outputs) for m in t.out_of(q)], defined, False, exclusive, places)
+    return _first_enabled(t.out_of(q), lambda m: enabled(m.guard, m.outputs, defined, False, places),
+                          t.nondeterministic or exclusive)[0]
 
 
 def end_choices(t: Transducer, q: int, defined: int, exclusive: bool = False,
                 places: Callable = window_vars) -> list[tuple[z3.BoolRef, tuple]]:
     """What ``q`` writes at the end of the input, as (condition, outputs): an enabled
     final move (the first, when deterministic), or nothing when none is enabled."""
-    ends = _first_enabled(t, [(f, f.guard, f.outputs) for f in t.finals if f.src == q], defined, True, exclusive,
-                          places)
-    none = z3.And(*[z3.Not(enabled(f.guard, f.outputs, defined, True, places)) for f, _ in ends]) if ends \
-        else z3.BoolVal(True)
-    return [(c, f.outputs) for f, c in ends] + [(none, ())]
+    ends, earlier = _first_enabled([f for f in t.finals if f.src == q],
+                                   lambda f: enabled(f.guard, f.outputs, defined, True, places),
+                                   t.nondeterministic or exclusive)
+    return [(c, f.outputs) for f, c in ends] + [(_none_of(earlier), ())]
 
 
-def _first_enabled(t: Transducer, moves: list, defined: int, final: bool, exclusive: bool,
-                   places: Callable) -> list:
+def _first_enabled(items: list, enable: Callable, any_one: bool) -> tuple[list, list[z3.BoolRef]]:
+    """(item, condition of taking it) for each item ``enable`` does not rule out (None or
+    false), and the conditions under which each is enabled. Unless ``any_one`` (a
+    nondeterministic choice, or guards known not to overlap) an item is taken only
+    where no earlier one is enabled: the run's first-enabled choice."""
     out = []
     earlier: list[z3.BoolRef] = []
-    for m, guard, outputs in moves:
-        en = enabled(guard, outputs, defined, final, places)
-        if z3.is_false(en):
+    for it in items:
+        en = enable(it)
+        if en is None or z3.is_false(en):
             continue
-        first = t.nondeterministic or exclusive or not earlier
-        out.append((m, en if first else z3.And(en, *[z3.Not(e) for e in earlier])))
+        out.append((it, en if any_one or not earlier else z3.And(en, *[z3.Not(e) for e in earlier])))
         earlier.append(en)
-    return out
+    return out, earlier
+
+
+def _none_of(conds: list[z3.BoolRef]) -> z3.BoolRef:
+    return z3.And(*[z3.Not(e) for e in conds]) if conds else z3.BoolVal(True)
 
 
 def shifted(t: z3.ExprRef) -> z3.ExprRef:
@@ -150,14 +156,7 @@ class _Queries:
         if self.deadline is not None and time.perf_counter() >= self.deadline:
             raise TimeoutError("time limit")
         self.calls += 1
-        s = solver()
-        if self.deadline is not None:
-            s.set("timeout", max(1, int((self.deadline - time.perf_counter()) * 1000)))
-        s.add(f)
-        r = s.check()
-        if r == z3.unknown:
-            raise undecided(s, self.deadline)
-        return r == z3.sat
+        return satisfiable(f, self.deadline)
 
 
 # ---------------------------------------------------------------- the square
@@ -550,32 +549,15 @@ def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: in
 def _g_choices(qs: _Queries, g: Transducer, q: int, win: tuple, exclusive: bool) -> list[tuple[Move, z3.BoolRef]]:
     """g's moves from ``q`` on the window ``win`` (terms, None before g's start) with the
     conditions of taking each (the first enabled)."""
-    out = []
-    earlier: list[z3.BoolRef] = []
-    for m in g.out_of(q):
-        en = _on_window(qs, m.guard, m.outputs, win)
-        if en is None:
-            continue
-        out.append((m, en if exclusive or not earlier else z3.And(en, *[z3.Not(e) for e in earlier])))
-        earlier.append(en)
-    return out
+    return _first_enabled(g.out_of(q), lambda m: _on_window(qs, m.guard, m.outputs, win), exclusive)[0]
 
 
 def _g_ends(qs: _Queries, g: Transducer, q: int, win: tuple, exclusive: bool) -> list[tuple[z3.BoolRef, tuple]]:
     """g's end of input after window ``win`` (``win[0]`` its last element, as ``w1``)."""
-    out = []
-    earlier: list[z3.BoolRef] = []
-    for f in g.finals:
-        if f.src != q:
-            continue
-        en = _on_window(qs, f.guard, f.outputs, (None, *win))
-        if en is None:
-            continue
-        out.append((en if exclusive or not earlier else z3.And(en, *[z3.Not(e) for e in earlier]),
-                    _put(qs, f.outputs, (None, *win))))
-        earlier.append(en)
-    out.append((z3.And(*[z3.Not(e) for e in earlier]) if earlier else z3.BoolVal(True), ()))
-    return out
+    at_end = (None, *win)
+    ends, earlier = _first_enabled([f for f in g.finals if f.src == q],
+                                   lambda f: _on_window(qs, f.guard, f.outputs, at_end), exclusive)
+    return [(c, _put(qs, f.outputs, at_end)) for f, c in ends] + [(_none_of(earlier), ())]
 
 
 def _on_window(qs: _Queries, guard: z3.BoolRef, outputs: tuple, win: tuple) -> z3.BoolRef | None:

@@ -4,11 +4,10 @@ operations, the stream learner's table and oracle, and the property checks."""
 
 from __future__ import annotations
 
-import time
-
 import z3
 
 from ..bvterm import window_vars
+from ..querytime import at_deadline, remaining_ms
 from ..z3dag import assert_all
 
 
@@ -64,7 +63,7 @@ def satisfiable(f: z3.BoolRef, deadline: float | None = None) -> bool:
     the callers answer unknown, never a guess."""
     s = solver()
     if deadline is not None:
-        s.set("timeout", max(1, int((deadline - time.perf_counter()) * 1000)))
+        s.set("timeout", remaining_ms(deadline))
     s.add(f)
     r = s.check()
     if r == z3.unknown:
@@ -86,7 +85,6 @@ def solver() -> z3.Solver:
 def undecided(s: z3.Solver, deadline: float | None) -> TimeoutError:
     """The error for a query ``s`` left undecided: the time limit when it is past (z3
     says "timeout" or "canceled" either way)."""
-    # within 50 ms: a solver's time limit, in whole milliseconds, ends a query a little before it
-    if deadline is not None and time.perf_counter() >= deadline - 0.05:
+    if at_deadline(deadline):
         return TimeoutError("time limit")
     return TimeoutError(f"the solver could not decide a query ({s.reason_unknown()})")

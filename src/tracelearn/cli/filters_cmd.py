@@ -87,6 +87,9 @@ def run_fuse(args) -> int:
     if d is not None:
         print(f"  fused filter against the pipeline on {d['inputs']} inputs (interpreter): "
               + ("all agree" if d["disagreement"] is None else f"DISAGREE on {d['disagreement']['input']}"))
+        if d["failed_runs"]:
+            f = d["first_failed_run"]
+            print(f"  {d['failed_runs']} of them fail in the filters' code (first: {f['input']}: {f['error']})")
     if args.output:
         print(f"  written to {args.output}")
     elif text:

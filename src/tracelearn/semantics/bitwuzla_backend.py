@@ -30,7 +30,8 @@ import z3
 
 from ..z3dag import all_of, applications, constants, holds, scalar_model, smtlib, substitute
 from .bitwuzla_worker import read_message, write_message
-from .solving import at_deadline, check_fresh, remaining_ms
+from ..querytime import at_deadline, remaining_ms
+from .solving import check_fresh
 
 # z3's "interpreted" division operators print as bvsdiv_i etc. They are the SMT-LIB
 # operators (z3 proves bvsdiv_i x y = bvsdiv x y for every x, y, division by zero

@@ -20,7 +20,8 @@ from .bv2int import Untranslatable, to_int_clauses
 from .clauses import Atom, Clause, inline, normalize, strengthen
 from .houdini import Houdini, linear, variables
 from .lemmas import candidates
-from .solving import at_deadline, check_sat
+from ..querytime import at_deadline
+from .solving import check_sat
 from .strategies.horn import HornSystem, Predicate
 
 INLINE_LIMIT = 3000  # clauses after inlining the blocks: past it, no lemma stage

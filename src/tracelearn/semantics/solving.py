@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import z3
 
 from ..bigstack import interrupt_until_done
+from ..querytime import remaining_ms
 from ..z3dag import holds
 
 
@@ -47,20 +48,6 @@ def after_stop(e: BaseException) -> None:
     (not an error of the work), an interrupt sent as it ended may be pending: cleared."""
     if not isinstance(e, Exception):
         clear_main_interrupt()
-
-
-def remaining_ms(deadline: float | None) -> int | None:
-    """Milliseconds left before ``deadline`` (a ``time.perf_counter()`` value), at least 1."""
-    if deadline is None:
-        return None
-    return max(1, int((deadline - time.perf_counter()) * 1000))
-
-
-def at_deadline(deadline: float | None) -> bool:
-    """Has ``deadline`` come (within 50 ms: a solver's time limit, in whole milliseconds,
-    ends a query a little before it)? What names an undecided query's cause "time limit"
-    (z3 says "canceled" or "timeout" either way)."""
-    return deadline is not None and time.perf_counter() >= deadline - 0.05
 
 
 def check_sat(solver: z3.Solver | z3.Optimize, assumptions: tuple | list = (),

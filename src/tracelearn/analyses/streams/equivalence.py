@@ -32,7 +32,7 @@ from ...automata.transducer import FinalMove, Move, Transducer
 from ...automata.transducer_paths import at_position, path_input, solve_input, solver, undecided
 from ...bvterm import TermFacts
 from .windows import output_difference
-from ...semantics.solving import remaining_ms
+from ...querytime import remaining_ms
 from ...semantics.strategies.bigstep import Boundary, LookbackExceeded, StepExplorer, SymStep
 from ...z3dag import all_of, any_of, conjuncts, holds
 

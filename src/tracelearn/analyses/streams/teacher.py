@@ -15,7 +15,7 @@ from ...z3dag import bv_numerals, signed
 from .windows import outputs_differ
 from ...learning.symbolic_table import Letter, Observation, Word
 from ...semantics.strategies.bigstep import FilterError, FilterRunner, LookbackExceeded, StreamRun
-from ...semantics.solving import at_deadline
+from ...querytime import at_deadline
 from ...semantics.strategies.stepwalk import StepsMissed, StepWalker
 
 TRUE_FINAL = Letter(z3.BoolVal(True), "true", final=True)
