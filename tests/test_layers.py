@@ -12,7 +12,7 @@ ROOT = Path(tracelearn.__file__).parent
 
 # Lower number = lower layer. Packages of one rank do not import each other.
 RANK = {
-    "errors": 0, "bigstack": 0, "forked": 0, "z3dag": 0, "bvterm": 0,
+    "errors": 0, "bigstack": 0, "forked": 0, "z3dag": 0, "bvterm": 0, "querytime": 0,
     "ir": 1,
     "frontend": 2, "semantics": 2, "automata": 2,
     "learning": 3,
