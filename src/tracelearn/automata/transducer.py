@@ -188,10 +188,16 @@ class Transducer:
 
     # ------------------------------------------------------------------ checks
 
-    def overlapping(self) -> tuple[Move, Move] | None:
-        """Two transitions from one state whose guards overlap (not deterministic), if any."""
+    def overlapping(self, known: dict | None = None) -> tuple[Move, Move] | None:
+        """Two transitions from one state whose guards overlap (not deterministic), if any.
+        ``known``: guard lists already proved disjoint (by their AST ids, terms kept)."""
         for q in range(self.states):
             ms = self.out_of(q)
+            if known is not None:
+                gkey = tuple(m.guard.get_id() for m in ms)
+                hit = known.get(gkey)
+                if hit is not None and all(a.eq(m.guard) for a, m in zip(hit, ms)):
+                    continue
             s = z3.Solver()
             # one question per move (does it overlap any later one?), not one per pair:
             # a state of an escaper has dozens of moves
@@ -208,6 +214,8 @@ class Transducer:
                     if maybe is not None:
                         return ms[i], maybe
                 s.pop()
+            if known is not None:
+                known[gkey] = [m.guard for m in ms]
         return None
 
     # ------------------------------------------------------------------ output

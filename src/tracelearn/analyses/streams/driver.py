@@ -153,10 +153,12 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
     facts = TermFacts()
 
     def explorer(k: int) -> StepExplorer:
-        if k not in explorers:
-            explorers[k] = StepExplorer(program, opts.function, opts.element, k, bounds, facts=facts)
-            explorers[k].deadline = deadline
-        return explorers[k]
+        # one explorer, widened in place: the steps found at a narrower window stay
+        if not explorers:
+            explorers[0] = StepExplorer(program, opts.function, opts.element, k, bounds, facts=facts)
+            explorers[0].deadline = deadline
+        explorers[0].widen(k)
+        return explorers[0]
 
     k = opts.lookback if opts.lookback is not None else 0
     concolic = FilterRunner(program, opts.function, opts.element, bounds)
@@ -180,6 +182,7 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
     res.route = "walk" if walk else "concolic"
     pending: list[list[int]] = []  # the oracle's other separating inputs, not used yet
     conj: Transducer | None = None
+    disjoint: dict = {}  # guard lists of a state's moves proved disjoint
 
     def _refine(witness: list[int], oracles: bool = False) -> bool:
         """Refine the table with ``witness`` if it separates the conjecture (False if
@@ -208,7 +211,7 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
             conj = table.conjecture()
             conj.chars = opts.element.chars
             res.transducer = conj
-            overlap = conj.overlapping()
+            overlap = conj.overlapping(disjoint)
             if overlap is not None:
                 res.reason = (f"the conjecture is not deterministic (guards {overlap[0].guard} and "
                               f"{overlap[1].guard} overlap): two paths of the filter read the same window "

@@ -171,8 +171,9 @@ class EquivalenceChecker:
                 res.steps += 1
                 ss = _StepSolver(st.cond, self.deadline, res, base)
                 same = mv.same(st)
+                plain = st.cond  # (split and moved back once per term: the window's own parts apart)
                 if wf is not None:
-                    st = SymStep(st.kind, z3.And(wf, st.cond), st.outputs, st.next)
+                    st = SymStep(st.kind, all_of([wf, st.cond]), st.outputs, st.next)
                     if not ss.sat():
                         continue  # a path of the step the window's predicates rule out
                 found = None if same is not None else self._compare(mv, st, ss)
@@ -193,7 +194,7 @@ class EquivalenceChecker:
                 enabled = ([(m, en) for m, en in mv.moves if m is same] if same is not None else
                            [(m, en) for (m, en), ok in zip(mv.moves, ss.which([en for _, en in mv.moves])) if ok])
                 for m, en in enabled:
-                    cond = z3.And(st.cond, en)
+                    cond = all_of([st.cond, en])
                     if st.next is None:
                         # the filter returned: the conjecture must stay silent on any rest
                         if self._speaks_after(conj, m.dst):
@@ -205,9 +206,10 @@ class EquivalenceChecker:
                     # only what the future can read: the places the filter's state holds,
                     # and those the conjecture reads from here on (a boundary of a state
                     # that forgets the window is then one boundary, not one per path in)
-                    window = self._shift((st.cond, en), min(self.explorer.k, max(st.next.reads | {need[m.dst]})))
+                    texts, window = self._shift((plain, en) if wf is None else (wf, plain, en),
+                                                min(self.explorer.k, max(st.next.reads | {need[m.dst]})))
                     there = (st.next.key, m.dst)
-                    key = (*there, tuple(c.sexpr() for c in window))
+                    key = (*there, texts)
                     if key in seen:
                         continue
                     if len(seen) >= self.max_boundaries:
@@ -272,7 +274,7 @@ class EquivalenceChecker:
             return None
         for b in bads:
             if ss.sat(b):
-                return z3.And(st.cond, b)
+                return all_of([st.cond, b])
         return None  # pragma: no cover - the disjunction was satisfiable
 
     def _enabled(self, guard: z3.BoolRef, outputs: tuple, defined: int, final: bool = False) -> z3.BoolRef:
@@ -301,7 +303,7 @@ class EquivalenceChecker:
                     todo.append(m.dst)
         return False
 
-    def _shift(self, conds: tuple[z3.BoolRef, ...], k: int) -> tuple[z3.BoolRef, ...]:
+    def _shift(self, conds: tuple[z3.BoolRef, ...], k: int) -> tuple[tuple[str, ...], tuple[z3.BoolRef, ...]]:
         """What the conjunction of ``conds`` (over a step's ``w0..wk``) says of the window
         at the next boundary: each conjunct moved back one place (``wj`` becomes
         ``w(j+1)``), those that would reach past ``wk`` dropped (a weaker fact, still true
@@ -313,7 +315,8 @@ class EquivalenceChecker:
                 moved = self._moved_back(c, k)
                 if moved is not None:
                     out[moved[0]] = moved[1]
-        return tuple(out[x] for x in sorted(out))
+        order = sorted(out)
+        return tuple(order), tuple(out[x] for x in order)
 
     def _conjuncts_of(self, t: z3.BoolRef) -> list[z3.BoolRef]:
         """(A step's condition is split once, not once per conjecture move with it.)"""

@@ -502,10 +502,11 @@ class StepExplorer:
         # filter is deterministic; steps are over the window), whichever conjecture
         # state or window predicates the oracle meets them with, in whichever round
         self._initial: tuple[tuple[int, ...], Boundary | None] | None = None
-        self._steps: dict[tuple, tuple[list[SymStep], int]] = {}  # key but the count -> steps, count
+        self._steps: dict[tuple, tuple[list[SymStep], int, int]] = {}  # key but the count -> steps, count
         # term id -> (term, its reading back if it names no path value, whether it does not)
         self._closed: dict[int, tuple[z3.ExprRef, z3.ExprRef | None, bool]] = {}
         self._read: dict[int, tuple[z3.BoolRef, z3.BoolRef]] = {}  # path condition id -> (it, read back)
+        self._texts: dict[int, tuple[z3.ExprRef, str]] = {}  # term id -> (term, its text)
         self.deadline: float | None = None  # past it, exploring raises TimeoutError("time limit")
 
     # ------------------------------------------------------------------ entry
@@ -548,8 +549,8 @@ class StepExplorer:
         # are one exploration, not two).
         known = self._steps.get(b.key[:-1])
         if known is not None:
-            steps, d = known
-            if d == b.defined:
+            steps, d, k = known
+            if d == b.defined and k == self.k:
                 return steps
             nd = min(b.defined + 1, self.k)
             return [st if st.next is None else
@@ -562,8 +563,15 @@ class StepExplorer:
         self._op(b.point, base, (), "end", b.held, b, out)
         # an element w0
         self._op(b.point, base, (), "step", b.held, b, out)
-        self._steps[b.key[:-1]] = (out, b.defined)
+        self._steps[b.key[:-1]] = (out, b.defined, self.k)
         return out
+
+    def widen(self, k: int) -> None:
+        """The window widened to ``k`` places: the steps found stay (a step's condition
+        does not depend on the width), the boundaries after them are counted anew."""
+        if k > self.k:
+            self.k = k
+            self.sem.target.window = [self.element.window(j) for j in range(k + 1)]
 
     def ends_at_eof(self, b: Boundary) -> bool:
         """Whether the filter asks ``tl_eof()`` at ``b`` (then its end step is a final
@@ -666,7 +674,7 @@ class StepExplorer:
                 continue
             term = reread(v.term)
             regs[key] = SVal(term, v.pts)
-            key_regs.append((name if fid == "@" else f"{live[int(fid)]}:{name}", term.sexpr()))
+            key_regs.append((name if fid == "@" else f"{live[int(fid)]}:{name}", self._text(term)))
         mem = {}
         key_mem = []
         for oid, contents in st.mem.items():
@@ -674,7 +682,7 @@ class StepExplorer:
                 continue  # a returned call's locals
             term = reread(contents)
             mem[oid] = term
-            key_mem.append((oid, term.sexpr()))
+            key_mem.append((oid, self._text(term)))
         st.regs, st.mem = regs, mem
         stack = [replace(c) for c in p.stack]
         cursors = tuple((c.frame.proc.name, c.block, c.index) for c in stack)
@@ -685,6 +693,14 @@ class StepExplorer:
         return Boundary(point, defined, key, reads | frozenset(range(1, held + 1)), held)
 
     # ------------------------------------------------------------------ helpers
+
+    def _text(self, t: z3.ExprRef) -> str:
+        """``t.sexpr()``, once per term (a string literal's contents recur at every boundary)."""
+        hit = self._texts.get(t.get_id())
+        if hit is None or not hit[0].eq(t):
+            hit = (t, t.sexpr())  # t kept: its id is not reused
+            self._texts[t.get_id()] = hit
+        return hit[1]
 
     def _expand(self, t: z3.ExprRef, p: PathPoint) -> z3.ExprRef:
         return S.fold_sign_ext(self.defs.expand(t, p.node))
