@@ -502,7 +502,7 @@ class StepExplorer:
         # filter is deterministic; steps are over the window), whichever conjecture
         # state or window predicates the oracle meets them with, in whichever round
         self._initial: tuple[tuple[int, ...], Boundary | None] | None = None
-        self._steps: dict[tuple, tuple[list[SymStep], int, int]] = {}  # key but the count -> steps, count
+        self._steps: dict[tuple, tuple[list[SymStep], int, int]] = {}  # key but the count -> steps, count, k
         # term id -> (term, its reading back if it names no path value, whether it does not)
         self._closed: dict[int, tuple[z3.ExprRef, z3.ExprRef | None, bool]] = {}
         self._read: dict[int, tuple[z3.BoolRef, z3.BoolRef]] = {}  # path condition id -> (it, read back)
