@@ -17,10 +17,7 @@ def filter_document(r: LearnResult, file: str, data_model: str, options: dict, d
         "element": options["element"],
         "complete": r.complete,
         "reason": r.reason,
-        "guarantee": ("the transducer equals the filter on every input (proved)" if r.complete else
-                      f"the transducer equals the filter on every input of at most {r.exact_up_to} elements "
-                      "(proved)" if r.exact_up_to is not None else None),
-        "exact_up_to": r.exact_up_to,
+        "guarantee": ("the transducer equals the filter on every input (proved)" if r.complete else None),
         "transducer": t.to_json() if t is not None else None,
         "lookback": r.lookback,
         "refinements": [x.to_json() for x in r.refinements],

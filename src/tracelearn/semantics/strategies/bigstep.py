@@ -35,7 +35,7 @@ from functools import cached_property
 import z3
 
 from ...errors import TracelearnError, UnsupportedError
-from ...ir.analysis import Counter, counters, live_locals
+from ...ir.analysis import live_locals
 from ...ir.expr import Const, Reg
 from ...ir.program import Call, Program, SourceLoc
 from ...ir.types import IntType
@@ -507,13 +507,6 @@ class StepExplorer:
         self._closed: dict[int, tuple[z3.ExprRef, z3.ExprRef | None, bool]] = {}
         self._read: dict[int, tuple[z3.BoolRef, z3.BoolRef]] = {}  # path condition id -> (it, read back)
         self._texts: dict[int, tuple[z3.ExprRef, str]] = {}  # term id -> (term, its text)
-        # Counters (``ir.analysis.Counter``) above every constant they are compared with
-        # are one value in a boundary's key: a filter counting its elements has finitely
-        # many boundaries. Exact until a counter wraps: what ``exact_length`` bounds.
-        self._counters: dict[str, dict[str, Counter]] = {}
-        self.merged: dict[str, Counter] = {}  # "proc:name" -> a counter merged somewhere
-        self._seen: dict[str, int] = {}  # "proc:name" -> the largest value at a boundary
-        self._growth: dict[str, int] = {}  # "proc:name" -> the most it grew in one step
         self.deadline: float | None = None  # past it, exploring raises TimeoutError("time limit")
 
     # ------------------------------------------------------------------ entry
@@ -570,7 +563,6 @@ class StepExplorer:
         self._op(b.point, base, (), "end", b.held, b, out)
         # an element w0
         self._op(b.point, base, (), "step", b.held, b, out)
-        self._measure_growth(b, out)
         self._steps[b.key[:-1]] = (out, b.defined, self.k)
         return out
 
@@ -682,8 +674,7 @@ class StepExplorer:
                 continue
             term = reread(v.term)
             regs[key] = SVal(term, v.pts)
-            text = self._counted(p.stack[live[int(fid)]].frame.proc, name, term) if fid != "@" else None
-            key_regs.append((name if fid == "@" else f"{live[int(fid)]}:{name}", text or self._text(term)))
+            key_regs.append((name if fid == "@" else f"{live[int(fid)]}:{name}", self._text(term)))
         mem = {}
         key_mem = []
         for oid, contents in st.mem.items():
@@ -700,65 +691,6 @@ class StepExplorer:
         key = (cursors, tuple(sorted(key_regs)), tuple(sorted(key_mem)), held, defined)
         reads = frozenset(int(m) for _, text in key_regs + key_mem for m in re.findall(r"\bw(\d+)\b", text))
         return Boundary(point, defined, key, reads | frozenset(range(1, held + 1)), held)
-
-    # ------------------------------------------------------------------ counters
-
-    def _counted(self, proc, name: str, term: z3.ExprRef) -> str | None:
-        """The key text of a counter's value above every constant it is compared with
-        (one for all such values), else None; records what ``exact_length`` needs."""
-        c = self._counter_map(proc).get(name)
-        if c is None or not z3.is_bv_value(term):
-            return None
-        v = term.as_signed_long() if c.signed else term.as_long()
-        at = f"{proc.name}:{name}"
-        self._seen[at] = max(v, self._seen.get(at, v))
-        if v <= c.above:
-            return None
-        self.merged[at] = c
-        return f"(counter above {c.above})"
-
-    def _counter_map(self, proc) -> dict[str, Counter]:
-        if proc.name not in self._counters:
-            self._counters[proc.name] = counters(proc)
-        return self._counters[proc.name]
-
-    def _measure_growth(self, b: Boundary, steps: list[SymStep]) -> None:
-        """How much each counter of ``b``'s frames above its constants grows in one step
-        (the steps of a merged boundary are its representative's: the same paths, the
-        same growth). A counter that stops growing there (saturates) never wraps."""
-        frames = {f"{c.frame.fid}:": c.frame.proc for c in b.point.stack}
-        for key, v in b.point.state.regs.items():
-            fid, _, name = key.partition(":")
-            proc = frames.get(f"{fid}:")
-            if proc is None or name not in self._counter_map(proc) or not z3.is_bv_value(v.term):
-                continue
-            c = self._counter_map(proc)[name]
-            before = v.term.as_signed_long() if c.signed else v.term.as_long()
-            if before <= c.above:
-                continue  # a value the keys keep apart: what follows it is explored as it is
-            for st in steps:
-                after = st.next.point.state.regs.get(key) if st.next is not None else None
-                if after is not None and z3.is_bv_value(after.term):
-                    grew = (after.term.as_signed_long() if c.signed else after.term.as_long()) - before
-                    at = f"{proc.name}:{name}"
-                    self._growth[at] = max(grew, self._growth.get(at, 0))
-
-    def exact_length(self) -> tuple[int, Counter] | None:
-        """Where boundaries were merged over a counter that grows: the length of input up
-        to which every run stays below its type's maximum (so the merge is exact), with
-        the counter; None when no merge can be wrong. A counter's value at a merged
-        boundary is at most its largest value at a boundary or constant set, plus its
-        largest growth per step from a merged boundary times the steps."""
-        best: tuple[int, Counter] | None = None
-        for at, c in self.merged.items():
-            grew = self._growth.get(at)
-            if c.step == 0 or (grew is not None and grew <= 0):
-                continue  # it never grows: it never wraps
-            # (growth never measured: nothing is known past the first boundary)
-            n = 0 if grew is None else (c.maximum - max(c.start, self._seen.get(at, c.start))) // grew
-            if best is None or n < best[0]:
-                best = (n, c)
-        return best
 
     # ------------------------------------------------------------------ helpers
 
