@@ -5,6 +5,12 @@ Table 1: per learner with RBS, averaged over the runs (seeds 0..runs-1): verifie
 bugs found (by the error automaton, by sampling, by the bug search), false positives, false negatives
 (a bug program called pac-correct), unknown/timeouts, membership and equivalence
 queries, total time and the share of it in membership queries.
+Membership queries: those the learner asked; of them, those it deduced (the language
+is prefix-closed: a prefix of a member is one, an extension of a non-member is none),
+and those it put to the teacher, the count to set beside the paper's (its learner's
+queries to its teacher); of these, the ones the path explorer followed and the ones
+that needed a solver check. The teacher's own probes for a shortest infeasible prefix
+are counted apart, and every solver call is in the solver count.
 Table 2: KV with RBS vs CDS, with time per sample.
 Table 3: the 8 buggy programs, the sampler alone: the batch (restarting every 10
 vectors) and the run (never restarting) at which a failing run is first drawn; and the
@@ -76,6 +82,8 @@ def one(job: tuple) -> dict:
             "replay": (doc["witness"] or {}).get("replay", {}).get("status"),
             "found_by": (doc["witness"] or {}).get("found_by"), "mq": s["membership_queries"],
             "mq_teacher": s["membership_by_solver"] + s["membership_by_prefixes"], "eq": s["equivalence_queries"],
+            "mq_deduced": s["membership_by_deduction"], "mq_explorer": s["membership_by_solver"],
+            "mq_checked": s["membership_solver_checked"], "probes": s["prefix_probes"], "solver": s["solver_calls"],
             "eq_memory": s["conjectures_refuted_by_earlier_samples"],
             "samples": s["samples"] + s["bug_search"]["samples"],  # sampling time is both testers'
             "time": elapsed, "t_mem": s["time"]["membership"], "t_sampling": s["time"]["sampling"],
@@ -184,12 +192,14 @@ def main() -> int:
     def summary(rs: list) -> dict:
         c = {"verified": 0, "bugs": 0, "by_bad": 0, "by_sampling": 0, "by_search": 0, "replayed": 0, "gcc": 0,
              "fp": 0, "fn": 0, "unknown": 0,
-             "mq": 0, "mq_teacher": 0, "eq": 0, "eq_memory": 0, "time": 0.0, "t_mem": 0.0, "samples": 0, "t_sampling": 0.0}
+             "mq": 0, "mq_teacher": 0, "mq_deduced": 0, "mq_explorer": 0, "mq_checked": 0, "probes": 0, "solver": 0,
+             "eq": 0, "eq_memory": 0, "time": 0.0, "t_mem": 0.0, "samples": 0, "t_sampling": 0.0}
         for path, r in rs:
             exp = expected[path]
             v = r["verdict"]
             c["time"] += r["time"]
-            for k in ("mq", "mq_teacher", "eq", "eq_memory", "t_mem", "samples", "t_sampling"):
+            for k in ("mq", "mq_teacher", "mq_deduced", "mq_explorer", "mq_checked", "probes", "solver", "eq",
+                      "eq_memory", "t_mem", "samples", "t_sampling"):
                 c[k] += r.get(k, 0) or 0
             if v == "pac-correct":
                 c["verified" if exp == "true" else "fn"] += 1
@@ -221,8 +231,13 @@ def main() -> int:
                  ["False positives"] + [fmt(sums[x]["fp"]) for x in names],
                  ["False negatives"] + [fmt(sums[x]["fn"]) for x in names],
                  ["Unknown / timeout"] + [fmt(sums[x]["unknown"]) for x in names],
-                 ["# of Mem queries"] + [fmt(sums[x]["mq"]) for x in names],
-                 ["  past the learner's cache"] + [fmt(sums[x]["mq_teacher"]) for x in names],
+                 ["# of Mem queries asked"] + [fmt(sums[x]["mq"]) for x in names],
+                 ["  deduced (decision(P) is prefix-closed)"] + [fmt(sums[x]["mq_deduced"]) for x in names],
+                 ["  to the teacher (past cache and deduction)"] + [fmt(sums[x]["mq_teacher"]) for x in names],
+                 ["    followed by the path explorer"] + [fmt(sums[x]["mq_explorer"]) for x in names],
+                 ["      with a solver check"] + [fmt(sums[x]["mq_checked"]) for x in names],
+                 ["  prefixes followed for a shortest no"] + [fmt(sums[x]["probes"]) for x in names],
+                 ["Solver calls (all)"] + [fmt(sums[x]["solver"]) for x in names],
                  ["# of Equ queries"] + [fmt(sums[x]["eq"]) for x in names],
                  ["  conjectures refuted by earlier samples"] + [fmt(sums[x]["eq_memory"]) for x in names],
                  ["Total time [s]"] + [f"{sums[x]['time'] / n:.0f}" for x in names],
@@ -235,8 +250,8 @@ def main() -> int:
         sums = {st: summary(by[("kv", st)]) for st in ("rbs", "cds")}
         lines = [[k] + [fmt(sums[s][key]) for s in ("rbs", "cds")] for k, key in
                  [("Verified", "verified"), ("Bug found", "bugs"), ("False positives", "fp"),
-                  ("False negatives", "fn"), ("Unknown / timeout", "unknown"), ("# of Mem queries", "mq"),
-                  ("  past the learner's cache", "mq_teacher"),
+                  ("False negatives", "fn"), ("Unknown / timeout", "unknown"), ("# of Mem queries asked", "mq"),
+                  ("  to the teacher (past cache and deduction)", "mq_teacher"),
                   ("# of Equ queries", "eq"), ("  conjectures refuted by earlier samples", "eq_memory")]]
         lines.append(["Total time [s]"] + [f"{sums[s]['time'] / n:.0f}" for s in ("rbs", "cds")])
         lines.append(["Time for one sample [s]"] + [f"{sums[s]['t_sampling'] / max(sums[s]['samples'], 1):.4f}"

@@ -206,3 +206,57 @@ def test_stats_to_dict_has_teacher_counters():
     s.teacher["solver_calls"] = 3
     d = s.to_dict()
     assert d["teacher"] == {"solver_calls": 3} and d["membership_asked"] == 0
+
+
+class PrefixClosedTeacher(TeacherBase):
+    """The prefixes of 'aab' and of 'ba' (prefix-closed), with the shortest
+    non-member prefix of a no: what a program's decision vectors give."""
+
+    alphabet = ("a", "b")
+    prefix_closed = True
+
+    def __init__(self) -> None:
+        self.words = {w[:k] for w in (("a", "a", "b"), ("b", "a")) for k in range(len(w) + 1)}
+        self.members: list[tuple] = []
+
+    def member(self, word):
+        self.members.append(tuple(word))
+        return tuple(word) in self.words
+
+    def shortest_non_member_prefix(self, word):
+        return next(tuple(word[:k]) for k in range(len(word) + 1) if tuple(word[:k]) not in self.words)
+
+    def equivalent(self, hyp):
+        return None
+
+
+def test_a_prefix_closed_language_answers_what_earlier_answers_imply():
+    t = PrefixClosedTeacher()
+    q = QueryLayer(t)
+    assert q.member(("a", "a", "b")) is True     # teacher
+    assert q.member(("a", "a")) is True          # a prefix of a member
+    assert q.member(("a", "b", "a")) is False    # teacher; its shortest non-member prefix is 'ab'
+    assert q.member(("a", "b", "b", "b")) is False  # extends 'ab': deduced
+    assert q.member(("a", "b")) is False         # 'ab' itself: deduced
+    s = q.stats
+    assert (s.by_teacher, s.by_deduction, s.by_cache) == (2, 3, 0) and s.consistent()
+    assert t.members == [("a", "a", "b"), ("a", "b", "a")]
+    assert q.cache.get(("a", "b")).source == "deduced"
+
+
+def test_deduction_needs_a_teacher_that_says_its_language_is_prefix_closed():
+    t = PrecheckTeacher()  # 'f assert' is a member, 'f' is not: not prefix-closed
+    q = QueryLayer(t)
+    assert q.member(("f", "assert")) is True
+    assert q.member(("f",)) is False  # the precheck's answer, not a deduction
+    assert q.stats.by_deduction == 0 and q.stats.by_precheck == 1
+
+
+def test_an_answer_against_prefix_closedness_stops_the_learning():
+    t = PrefixClosedTeacher()
+    t.words.add(("b", "b", "b"))  # a member whose prefix 'bb' is not
+    q = QueryLayer(t)
+    assert q.member(("b", "b", "b")) is True
+    assert q.member(("b", "b")) is True  # deduced: the teacher is not asked
+    with pytest.raises(LearningError, match="prefix-closed"):
+        q.member(("b", "b", "a"))  # no, and its shortest non-member prefix is 'bb'

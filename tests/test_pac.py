@@ -418,6 +418,30 @@ def test_a_sampled_counterexample_is_the_shortest_prefix_the_conjecture_rejects(
     assert teacher.member(ce[:2]) and teacher.stats.membership_solver == asked
 
 
+def test_a_no_comes_with_the_shortest_infeasible_prefix(tmp_path):
+    """decision(P) is prefix-closed: the teacher finds the shortest infeasible prefix of
+    a non-member by a binary search over its prefixes (x <= 5: the recursion's n <= 0
+    is false at most 5 times after main's first decision), and the learner answers
+    every extension of it with no query."""
+    from tracelearn.analyses.pac.driver import make_teacher
+    from tracelearn.analyses.pac.teacher import vector_of
+    from tracelearn.learning import QueryLayer
+
+    program = _prepared(_load(tmp_path, "safe", SAFE_RECURSIVE))
+    teacher = make_teacher(program, KINDS, PacOptions(), None)
+    word = ("0",) * 12
+    assert not teacher.member(word)
+    dead = teacher.shortest_non_member_prefix(word)
+    assert dead == ("0",) * 7 and teacher.stats.prefix_probes <= 4
+    fresh = _explorer(program)
+    assert fresh.follow(vector_of(dead)).status != "word"
+    assert fresh.follow(vector_of(dead[:-1])).status == "word"
+    q = QueryLayer(make_teacher(program, KINDS, PacOptions(), None))
+    assert not q.member(word)
+    assert not q.member(("0",) * 9) and not q.member(("0",) * 7 + ("1",))
+    assert q.stats.by_teacher == 1 and q.stats.by_deduction == 2
+
+
 def test_a_conjecture_refuted_by_a_vector_an_earlier_query_drew_poses_no_query(tmp_path):
     """The vectors of the batches a query has used refute later conjectures without a
     query (and without a fresh batch); the batches the query did not use stay fresh for

@@ -4,12 +4,15 @@ Every membership query a learner asks goes through ``QueryLayer.member``, which
 answers, in this order, from
 
 1. the cache (exact words; an entry is ``verified`` or ``guessed``),
-2. the teacher's cheap ``precheck``,
-3. a guess, when guessing is on (lazy learning: the answer is recorded as
+2. deduction, when the teacher says its language is prefix-closed: a prefix of a
+   word answered ``True`` is a member, an extension of one answered ``False`` is not,
+3. the teacher's cheap ``precheck``,
+4. a guess, when guessing is on (lazy learning: the answer is recorded as
    ``guessed`` and fixed or confirmed before the next equivalence query),
-4. the teacher.
+5. the teacher.
 
-and counts which one did: ``asked == by_cache + by_precheck + by_guess + by_teacher``.
+and counts which one did:
+``asked == by_cache + by_deduction + by_precheck + by_guess + by_teacher``.
 """
 
 from __future__ import annotations
@@ -22,10 +25,11 @@ from pathlib import Path
 from ..automata.dfa import DFA
 from . import teacher as teachers
 from .learner import LearningError
+from .prefix_closed import PrefixClosedAnswers
 from .teacher import Teacher, Word
 
 # Where an answer came from.
-SOURCES = ("teacher", "precheck", "guess", "batch", "counterexample", "loaded")
+SOURCES = ("teacher", "deduced", "precheck", "guess", "batch", "counterexample", "loaded")
 
 
 @dataclass
@@ -40,6 +44,7 @@ class CacheEntry:
 class QueryStats:
     membership_asked: int = 0      # membership queries the learner asked
     by_cache: int = 0
+    by_deduction: int = 0          # implied by earlier answers (a prefix-closed language)
     by_precheck: int = 0
     by_guess: int = 0
     by_teacher: int = 0
@@ -53,7 +58,8 @@ class QueryStats:
     teacher: dict[str, float | int] = field(default_factory=dict)  # filled by the analysis layer
 
     def consistent(self) -> bool:
-        return self.membership_asked == self.by_cache + self.by_precheck + self.by_guess + self.by_teacher
+        return self.membership_asked == (self.by_cache + self.by_deduction + self.by_precheck + self.by_guess
+                                         + self.by_teacher)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -193,10 +199,20 @@ class QueryLayer:
         self.guess = guess
         self.bound_independent = bound_independent or default_bound_independence(teacher)
         self._has_precheck = getattr(teacher, "precheck", None) is not None
+        # What the verified answers imply, when the language is prefix-closed (a
+        # guessed answer implies nothing: lazy learning keeps its own bookkeeping)
+        self._implied: PrefixClosedAnswers | None = None
+        if teachers.prefix_closed(teacher) and guess is None:
+            self._implied = PrefixClosedAnswers()
+            for w, e in self.cache.entries.items():
+                if e.verified:
+                    self._implied.add(w, e.answer)
 
     def _record(self, word: Word, answer: bool, *, verified: bool, source: str) -> None:
         self.cache.put(word, answer, verified=verified, source=source,
                        bound_independent=verified and self.bound_independent(word, answer, source))
+        if verified and self._implied is not None:
+            self._implied.add(word, answer)  # (a contradiction: LearningError)
 
     def _local(self, word: Word) -> bool | None:
         """The answer without the teacher (cache, precheck, guess), counted; or None."""
@@ -205,6 +221,12 @@ class QueryLayer:
         if e is not None:
             self.stats.by_cache += 1
             return e.answer
+        if self._implied is not None:
+            implied = self._implied.answer(word)
+            if implied is not None:
+                self.stats.by_deduction += 1
+                self.cache.put(word, implied, verified=True, source="deduced")
+                return implied
         if self._has_precheck:
             pre = teachers.precheck(self.teacher, word)
             if pre is not None:
@@ -225,6 +247,8 @@ class QueryLayer:
         self.stats.by_teacher += 1
         ans = bool(self.teacher.member(word))
         self._record(word, ans, verified=True, source="teacher")
+        if not ans and self._implied is not None:
+            self._implied.add(teachers.shortest_non_member_prefix(self.teacher, word), False)
         return ans
 
     def member_many(self, words: Sequence[Word]) -> list[bool]:
@@ -247,6 +271,8 @@ class QueryLayer:
             self.stats.by_teacher += len(asked)
             for w, a in zip(asked, teachers.member_many(self.teacher, asked)):
                 self._record(w, bool(a), verified=True, source="teacher")
+                if not a and self._implied is not None:
+                    self._implied.add(teachers.shortest_non_member_prefix(self.teacher, w), False)
         return [a if a is not None else bool(self.cache.answer(tuple(w))) for a, w in zip(answers, words)]
 
     def equivalent(self, hypothesis: DFA) -> Word | None:

@@ -12,7 +12,13 @@ queries. It may also offer, and the query layer uses them when present:
 - ``member_many(words) -> list[bool]``: several membership queries at once;
 - ``known_counterexample(hypothesis) -> word | None``: a word the hypothesis gets
   wrong among those the teacher has already seen answered (e.g. the vectors an earlier
-  equivalence query sampled), or None: no equivalence query is posed for it.
+  equivalence query sampled), or None: no equivalence query is posed for it;
+- ``prefix_closed = True``: the language is known to be prefix-closed (a program's
+  feasible decision vectors): the learner deduces what its answers imply (a prefix
+  of a member is one, an extension of a non-member is none) and does not ask;
+- ``shortest_non_member_prefix(word) -> word``: for a prefix-closed teacher, the
+  shortest prefix of ``word`` (answered ``False``) that is not in the language
+  either: every extension of it is answered with no query.
 
 ``TeacherBase`` gives the defaults (no precheck; batches answered by looping
 ``member``); the module-level functions fall back to the same defaults for a
@@ -46,6 +52,7 @@ class TeacherBase:
     """Default implementations of the optional teacher queries."""
 
     alphabet: tuple[str, ...]
+    prefix_closed: bool = False
 
     def member(self, word: Word) -> bool:
         raise TypeError(f"{type(self).__name__} must implement member()")
@@ -70,6 +77,15 @@ class TeacherBase:
 
     def known_counterexample(self, hypothesis: DFA) -> Word | None:
         return None
+
+
+def prefix_closed(teacher: Teacher) -> bool:
+    return bool(getattr(teacher, "prefix_closed", False))
+
+
+def shortest_non_member_prefix(teacher: Teacher, word: Word) -> Word:
+    f = getattr(teacher, "shortest_non_member_prefix", None)
+    return tuple(f(word)) if f is not None else word
 
 
 def precheck(teacher: Teacher, word: Word) -> bool | None:

@@ -47,8 +47,11 @@ def pac_document(r: PacResult, file: str, data_model: str, options: dict) -> dic
         "stats": {
             "membership_queries": r.queries.membership_asked,
             "membership_by_cache": r.queries.by_cache,
+            "membership_by_deduction": r.queries.by_deduction,
             "membership_by_prefixes": r.queries.by_precheck,
             "membership_by_solver": r.queries.by_teacher,
+            "membership_solver_checked": r.pac.membership_checked,
+            "prefix_probes": r.pac.prefix_probes,
             "equivalence_queries": r.queries.equivalence,
             "sampling_equivalence_queries": r.pac.equivalence,
             "conjectures_refuted_by_earlier_samples": r.queries.equivalence_by_memory,

@@ -47,7 +47,10 @@ class BugFound(Exception):
 
 @dataclass
 class PacStats:
-    membership_solver: int = 0       # membership queries the solver answered
+    membership_solver: int = 0       # membership queries the path explorer answered
+    membership_checked: int = 0      # of those, the ones it asked the solver about (the rest:
+                                     # from its store of infeasible prefixes)
+    prefix_probes: int = 0           # prefixes of a non-member followed to find the shortest one
     equivalence: int = 0             # equivalence queries posed by sampling
     batches: list[int] = field(default_factory=list)  # batches drawn per sampling equivalence query
     emptiness_tests: int = 0
@@ -70,6 +73,7 @@ def vector_of(word: Word) -> tuple[bool, ...]:
 
 class PacTeacher(TeacherBase):
     alphabet = ("0", "1")
+    prefix_closed = True  # decision(P) (Sec. 6): the learner deduces what it can
 
     def __init__(self, program: Program, explorer: PathExplorer, errors: RecursiveAutomaton,
                  sampler: ConcolicSampler, kinds: frozenset[str], epsilon: float, delta: float,
@@ -114,15 +118,42 @@ class PacTeacher(TeacherBase):
         if known is not None:
             return known
         t0 = time.perf_counter()
+        calls = self.explorer.target.calls
         try:
             self.stats.membership_solver += 1
             end = self.explorer.follow(vector_of(word))
         finally:
             self.stats.time_membership += time.perf_counter() - t0
+            self.stats.membership_checked += self.explorer.target.calls > calls
         if end.status in ("word", "infeasible", "exit"):
-            self.known.add(word, end.status == "word")
-            return end.status == "word"
+            member = end.status == "word"
+            self.known.add(word, member)
+            return member
         raise Undecided(f"membership of a {len(word)}-decision vector: {end.status} ({end.reason})")
+
+    def shortest_non_member_prefix(self, word: Word) -> Word:
+        """The shortest infeasible prefix of ``word`` (not a member). Membership is
+        monotone along a word's prefixes (decision(P) is prefix-closed): a binary search,
+        the known answers first, the others followed (``prefix_probes``; each a short
+        resumption of a path the explorer has stored). An undecided probe stops it at
+        what is proved."""
+        lo, hi = 0, len(word)  # (the empty word is every run's prefix)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            known = self.known.answer(word[:mid])
+            if known is None:
+                self.stats.prefix_probes += 1
+                t0 = time.perf_counter()
+                try:
+                    end = self.explorer.follow(vector_of(word[:mid]))
+                finally:
+                    self.stats.time_membership += time.perf_counter() - t0
+                if end.status not in ("word", "infeasible", "exit"):
+                    break
+                known = end.status == "word"
+                self.known.add(word[:mid], known)
+            lo, hi = (mid, hi) if known else (lo, mid)
+        return word[:hi]
 
     # ------------------------------------------------------------ equivalence
 
