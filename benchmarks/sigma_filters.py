@@ -99,7 +99,9 @@ def table1(results) -> str:
         d = r.doc
         t = d["transducer"] or {"states": "-", "transitions": [], "lookback": "-"}
         s = d["stats"]
-        rows.append([fn, "yes" if d["complete"] else f"no: {d['reason'][:48]}", t["states"], len(t["transitions"]),
+        rows.append([fn, "yes" if d["complete"] else
+                     f"up to {d['exact_up_to']:,} elements" if d.get("exact_up_to") is not None else
+                     f"no: {d['reason'][:48]}", t["states"], len(t["transitions"]),
                      t["lookback"], s["conjecture_refinements"], s["boundaries_explored"],
                      f"{s['membership_queries']} ({s['runs']})", s["solver_calls"], f"{s['time']:.2f}", f"{wall:.1f}"])
     # learn s: the learning loop (table, conjectures, equivalence), what Sigma*'s times

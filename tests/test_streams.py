@@ -68,9 +68,10 @@ def _agree_with_gcc(path: str, function: str, t, **kw) -> None:
 def test_running_example_fig2():
     """Fig. 2/3: the first conjecture (one state copying its input) is refuted by a
     three-element input, replayed; the second has the paper's three states. Sigma*
-    then proves it with predicates over i; here the counter i keeps the filter's
-    states apart (and, with 32-bit wrapping, the filter really does change after 2^31
-    elements), so the oracle answers for inputs up to the depth bound only."""
+    then proves it with predicates over i. Here i is a counter only compared with 2,
+    so its values above 2 are one value of the boundaries, and the search closes: proved
+    for every input on which i cannot wrap (with C's 32-bit int the filter really does
+    copy again after 2^31 elements, so "every input" would be wrong)."""
     r, path = _learn("fig2.c", "fig2", max_depth=10)
     assert len(r.refinements) == 1
     ref = r.refinements[0]
@@ -78,13 +79,86 @@ def test_running_example_fig2():
     assert ref.program != ref.conjecture
     t = r.transducer
     assert (t.states, len(t.moves)) == (3, 4)
-    assert not r.complete and "10 elements" in r.reason
+    assert not r.complete and 2**31 - 1000 <= r.exact_up_to < 2**31 and "counter 'i'" in r.reason
     assert t.overlapping() is None  # deterministic
     replay, _ = _agree(path, "fig2", t)
     try:
         assert replay.interpret(ref.input) == ref.program  # the witness, replayed in the interpreter
     finally:
         replay.close()
+
+
+def test_a_counter_is_one_value_above_its_constants_and_the_proof_stops_where_it_can_wrap():
+    """count8's unsigned char counter wraps after 256 elements, and the filter copies
+    again: the learned model is proved for inputs no longer than the bound it states,
+    and that bound is below 257, the shortest input on which the model is wrong."""
+    r, path = _learn("counter.c", "count8")
+    assert not r.complete and r.exact_up_to is not None and 200 <= r.exact_up_to <= 256
+    t = r.transducer
+    replay = FilterReplay(str(path), "count8", 8)
+    try:
+        rng = random.Random(3)
+        for n in (r.exact_up_to, r.exact_up_to - 1, 4, 3):
+            v = [rng.randint(-128, 127) for _ in range(n)]
+            assert t.run(v) == replay.interpret(v)
+        v = [5] * 257
+        assert t.run(v) != replay.interpret(v)  # the counter wrapped: the model is wrong there
+    finally:
+        replay.close()
+
+
+def test_a_counter_that_stops_growing_never_wraps_and_its_model_is_proved():
+    r, path = _learn("counter.c", "after_three")
+    assert r.complete and r.exact_up_to is None and r.transducer.states == 4
+    assert "after_three:i" in r.explorers[0].merged  # 3 was one value above 2, and stayed 3
+    replay, _ = _agree(path, "after_three", r.transducer)
+    replay.close()
+
+
+@pytest.mark.parametrize("function", ["down", "jump8", "loop8"])
+def test_a_counter_that_may_wrap_inside_a_step_is_not_merged(function):
+    """An increment near the modulus, a narrow counter jumping by 200, three increments
+    of 100 in one step: a value above the constants may wrap inside one step, so no
+    value stands for the others. Learning starts again without counters and claims
+    nothing past the depth bound; the model agrees with the program up to there."""
+    r, path = _learn("counter.c", function, max_depth=6)
+    assert not r.complete and r.exact_up_to is None
+    assert "counter 'i'" in r.counters_off and "wrap" in r.counters_off
+    assert "6 elements" in r.reason
+    rng = random.Random(5)
+    replay = FilterReplay(path, function, 8)
+    try:
+        for _ in range(40):
+            v = [rng.choice([7, 5, rng.randint(-128, 127)]) for _ in range(rng.randint(0, 6))]
+            assert r.transducer.run(v) == replay.interpret(v), v
+    finally:
+        replay.close()
+
+
+def test_a_counter_bound_stays_below_the_first_input_that_wraps_it():
+    """jump16's short counter goes up by 100 on a 7: 329 sevens are the shortest input on
+    which the learned model is wrong. The bound it states is below that, and the model
+    agrees with the program on that many sevens."""
+    r, path = _learn("counter.c", "jump16")
+    assert not r.complete and r.exact_up_to is not None and 250 <= r.exact_up_to < 329, r.reason
+    replay = FilterReplay(path, "jump16", 8)
+    try:
+        for v in ([7] * r.exact_up_to, [7] * 328, [1, 7] * (r.exact_up_to // 2)):
+            assert r.transducer.run(v) == replay.interpret(v)
+        v = [7] * 329
+        assert r.transducer.run(v) != replay.interpret(v)
+    finally:
+        replay.close()
+
+
+def test_a_counter_the_filter_writes_is_not_merged():
+    from tracelearn.ir.analysis import counters
+    prog = load_program(str(STREAMS / "counter.c"), entry="numbered")
+    assert counters(prog.procedures["numbered"]) == {}
+    c = counters(load_program(str(STREAMS / "counter.c"), entry="count8").procedures["count8"])["i"]
+    assert (c.above, c.start, c.step, c.maximum) == (3, 0, 1, 255)
+    r, _ = _learn("counter.c", "numbered", max_depth=6)
+    assert not r.complete and r.exact_up_to is None
 
 
 def test_sigma_star_columns_learn_the_same_transducer_with_more_runs():

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from .expr import AddrOf, Reg, walk
-from .program import Procedure
+from dataclasses import dataclass
+
+from .expr import AddrOf, Binary, Cast, Const, Expr, Reg, walk
+from .program import Assign, Branch, Procedure, SourceLoc
+from .types import IntType
 
 
 def _exprs(proc: Procedure):
@@ -70,3 +73,98 @@ def live_locals(proc: Procedure) -> dict[tuple[int, int], frozenset[str]]:
     for b in blocks:
         result.update(transfer(b))
     return result
+
+
+_COMPARISONS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
+
+
+@dataclass(frozen=True)
+class Counter:
+    """A local integer register that is only set to constants, increased by positive
+    constants and compared with constants in branch conditions. Every value above
+    ``above`` takes the same branches, so two states that differ only in such values
+    have the same futures, until the counter passes its type's ``maximum`` and wraps."""
+
+    name: str
+    display: str
+    above: int  # the largest constant it is compared with
+    start: int  # the largest constant it is set to
+    step: int  # the largest constant it is increased by (0: never increased, never wraps)
+    maximum: int
+    signed: bool
+    loc: SourceLoc
+
+
+def counters(proc: Procedure) -> dict[str, Counter]:
+    """The counters of ``proc`` (see :class:`Counter`), by register name. A counter may
+    be read through value-preserving casts (C's promotions: ``(int)(i) < 3``,
+    ``i = (unsigned char)((int)(i) + 1)``)."""
+    cand = {v.name: v for v in proc.locals if isinstance(v.type, IntType) and not v.type.is_bool
+            and not v.in_memory and not v.is_param}
+    bad: set[str] = set()
+    sets: dict[str, list[int]] = {}
+    compared: dict[str, list[int]] = {}
+    steps: dict[str, int] = {}
+
+    def spoil(*exprs: Expr) -> None:  # these read their registers some other way
+        for e in exprs:
+            for x in walk(e):
+                if isinstance(x, (Reg, AddrOf)):
+                    bad.add(x.name)
+
+    def counter_read(e: Expr) -> str | None:
+        # a candidate read as it is or widened without changing its value
+        if isinstance(e, Cast) and isinstance(e.a, Reg) and e.a.name in cand and isinstance(e.type, IntType):
+            frm, to = cand[e.a.name].type, e.type
+            if (to.signed and not frm.signed and to.width > frm.width) or \
+                    (to.signed == frm.signed and to.width >= frm.width):
+                return e.a.name
+            return None
+        return e.name if isinstance(e, Reg) and e.name in cand else None
+
+    def increment_of(e: Expr, r: str) -> int:
+        # the positive constant r is increased by (wrapped back into r's type), else 0
+        if isinstance(e, Cast) and e.type == cand[r].type:
+            e = e.a
+        if not (isinstance(e, Binary) and e.op == "add" and isinstance(e.type, IntType)):
+            return 0
+        x, c = (e.a, e.b) if isinstance(e.b, Const) else (e.b, e.a)
+        ok = isinstance(c, Const) and c.type == e.type and c.value > 0 and counter_read(x) == r \
+            and e.type.width >= cand[r].type.width
+        return int(c.value) if ok else 0
+
+    for b in proc.blocks:
+        for s in b.stmts:
+            lhs = getattr(s, "lhs", None)
+            if isinstance(s, Assign) and isinstance(lhs, Reg) and lhs.name in cand:
+                r, rhs = lhs.name, s.rhs
+                if isinstance(rhs, Const) and rhs.type == cand[r].type:
+                    sets.setdefault(r, []).append(int(rhs.value))
+                    continue
+                inc = increment_of(rhs, r)
+                if inc:
+                    steps[r] = max(inc, steps.get(r, 0))
+                    continue
+                bad.add(r)
+            elif isinstance(lhs, Reg):
+                bad.add(lhs.name)
+            spoil(*s.exprs())
+        t = b.term
+        if t is None:
+            continue
+        c = t.cond if isinstance(t, Branch) else None
+        if isinstance(c, Binary) and c.op in _COMPARISONS:
+            x, k = (c.a, c.b) if isinstance(c.b, Const) else (c.b, c.a)
+            r = counter_read(x)
+            if r is not None and isinstance(k, Const) and k.type == c.optype and \
+                    (x.type if isinstance(x, Cast) else cand[r].type) == c.optype:
+                compared.setdefault(r, []).append(int(k.value))
+                continue
+        spoil(*t.exprs())
+    out: dict[str, Counter] = {}
+    for r in set(sets) - bad:
+        v = cand[r]
+        width, signed = v.type.width, v.type.signed
+        out[r] = Counter(r, v.display, max(compared.get(r, [0])), max(sets[r]), steps.get(r, 0),
+                         (1 << (width - 1)) - 1 if signed else (1 << width) - 1, signed, v.loc)
+    return out

@@ -17,7 +17,12 @@ def filter_document(r: LearnResult, file: str, data_model: str, options: dict, d
         "element": options["element"],
         "complete": r.complete,
         "reason": r.reason,
-        "guarantee": ("the transducer equals the filter on every input (proved)" if r.complete else None),
+        "guarantee": ("the transducer equals the filter on every input (proved)" if r.complete else
+                      f"the transducer equals the filter on every input of at most {r.exact_up_to} elements "
+                      "(proved)" if r.exact_up_to is not None else None),
+        "exact_up_to": r.exact_up_to,
+        # why a counter was not taken as one value (learning started again without counters)
+        "counters_off": r.counters_off or None,
         "transducer": t.to_json() if t is not None else None,
         "lookback": r.lookback,
         "refinements": [x.to_json() for x in r.refinements],
@@ -33,6 +38,8 @@ def summary_text(doc: dict) -> str:
     head = "COMPLETE" if doc["complete"] else "INCOMPLETE"
     out = [f"learn-filter {doc['file']} --function {doc['function']}: {head}"]
     out.append(f"  {doc['reason']}")
+    if doc.get("counters_off"):
+        out.append(f"  counters kept apart value by value: {doc['counters_off']}")
     if t is not None:
         out.append(f"  transducer: {t['states']} states, {len(t['transitions'])} transitions, "
                    f"lookback {t['lookback']}, {doc['element']} elements"

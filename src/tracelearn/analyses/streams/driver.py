@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields, replace
 
 from ...automata.transducer import Transducer
 from ...bvterm import TermFacts
 from ...ir.program import Program
 from ...learning.symbolic_table import SymbolicTable
-from ...semantics.strategies.bigstep import (BigStepOptions, Element, FilterRunner, LookbackExceeded,
+from ...semantics.strategies.bigstep import (BigStepOptions, CounterMayWrap, Element, FilterRunner, LookbackExceeded,
                                              StepExplorer)
 from ...semantics.strategies.stepwalk import StepWalker
 from .equivalence import EquivalenceChecker, EquivalenceResult
@@ -34,6 +34,9 @@ class LearnOptions:
     max_depth: int | None = None  # None: unbounded (a proof); N: every input of up to N elements
     timeout: float = 300.0
     max_statements: int = 1_000_000  # per big step: an input-free loop ends here
+    # a counter's values above its constants one value of the boundaries (off: every
+    # value its own, and a counting filter is proved up to the depth bound only)
+    counters: bool = True
     # "paper": the table's columns start with every guard Alg. 2 finds (Sigma*);
     # "counterexamples": columns come from separating inputs only (fewer runs: the
     # oracle is exact and cheap, so a missing column costs one more round)
@@ -75,6 +78,10 @@ class LearnResult:
     refinements: list[Refinement] = field(default_factory=list)
     equivalence: list[EquivalenceResult] = field(default_factory=list)
     lookback: int = 0
+    # proved equal on every input of at most this many elements, not on every input (a
+    # counter of the filter may wrap past it); None otherwise
+    exact_up_to: int | None = None
+    counters_off: str = ""  # why learning started again without counters
     time: float = 0.0
     teacher: FilterTeacher | None = None
     table: SymbolicTable | None = None
@@ -130,6 +137,17 @@ def learn(program: Program, opts: LearnOptions, progress: Callable[[str], None] 
     t0 = time.perf_counter()
     res = result if result is not None else LearnResult(opts)
     try:
+        return _routes(program, opts, progress, res, t0)
+    except CounterMayWrap as e:
+        res.reset()
+        res.counters_off = str(e)
+        return _routes(program, replace(opts, counters=False), progress, res, t0)
+
+
+def _routes(program: Program, opts: LearnOptions, progress: Callable[[str], None] | None,
+            res: LearnResult, t0: float) -> LearnResult:
+    """The walk first, then (if it cannot answer) concolic runs."""
+    try:
         return _learn(program, opts, progress, res, t0, walk=True)
     except WalkFailed as e:
         spent = res.stats()
@@ -142,7 +160,7 @@ def learn(program: Program, opts: LearnOptions, progress: Callable[[str], None] 
 def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None] | None,
            res: LearnResult, t0: float, walk: bool) -> LearnResult:
     deadline = t0 + opts.timeout
-    bounds = BigStepOptions(max_statements=opts.max_statements)
+    bounds = BigStepOptions(max_statements=opts.max_statements, counters=opts.counters)
     max_k = opts.lookback if opts.lookback is not None else MAX_LOOKBACK
     # the big steps explored, by window: the walk's and the oracle's (kept between
     # rounds: the filter's steps stay the same)
@@ -244,9 +262,19 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
             res.equivalence.append(eq)
             res.lookback = k
             if eq.status == "equivalent":
-                res.complete = True
                 res.reason = (f"proved equivalent: {eq.boundaries} boundaries of the filter explored "
                               f"with every step agreeing")
+                bound = explorer(k).exact_length()
+                if bound is None:
+                    res.complete = True
+                    return res
+                # boundaries one only while a counter has not wrapped: proved up to that length
+                n, c = bound
+                res.exact_up_to = n
+                res.reason = (f"proved equivalent on every input of at most {n:,} elements: {eq.boundaries} "
+                              f"boundaries of the filter explored with every step agreeing, its counter "
+                              f"'{c.display}' ({c.loc}) taken as one value above {c.above}, the largest constant "
+                              f"it is compared with; on longer inputs it may pass {c.maximum:,} and wrap")
                 return res
             if eq.status == "unknown":
                 res.reason = eq.reason

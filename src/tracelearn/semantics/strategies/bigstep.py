@@ -35,7 +35,7 @@ from functools import cached_property
 import z3
 
 from ...errors import TracelearnError, UnsupportedError
-from ...ir.analysis import live_locals
+from ...ir.analysis import Counter, counters, live_locals
 from ...ir.expr import Const, Reg
 from ...ir.program import Call, Program, SourceLoc
 from ...ir.types import IntType
@@ -177,6 +177,9 @@ class FilterTarget(PathTarget):
 class BigStepOptions:
     max_statements: int = 1_000_000  # per run: an input-free loop ends here, reported
     library_bound: int = 32
+    # counters (``ir.analysis.Counter``) one value above their constants in a boundary's
+    # key (``StepExplorer``); off when one may wrap inside a step (``CounterMayWrap``)
+    counters: bool = True
 
 
 @dataclass
@@ -443,6 +446,16 @@ class LookbackExceeded(Exception):
         self.place = place
 
 
+class CounterMayWrap(Exception):
+    """A counter taken as one value above its constants may wrap on a path of one big
+    step (an increment near its type's modulus, a narrow type, a long inner loop): the
+    merge cannot be shown exact, and learning starts again without counters."""
+
+    def __init__(self, counter: Counter, why: str) -> None:
+        super().__init__(f"the counter '{counter.display}' ({counter.loc}) {why}")
+        self.counter = counter
+
+
 @dataclass
 class Boundary:
     """A place between two big steps: the filter stands before the stream operation
@@ -470,6 +483,7 @@ class SymStep:
     outputs: tuple[z3.ExprRef, ...]
     next: Boundary | None = None
     guard: tuple[z3.BoolRef, ...] = ()  # ``cond``'s conjuncts in path order, as a concolic run writes them
+    statements: int | None = None  # executed on the path (None: not known), each at most one increment
 
 
 class StepExplorer:
@@ -507,6 +521,14 @@ class StepExplorer:
         self._closed: dict[int, tuple[z3.ExprRef, z3.ExprRef | None, bool]] = {}
         self._read: dict[int, tuple[z3.BoolRef, z3.BoolRef]] = {}  # path condition id -> (it, read back)
         self._texts: dict[int, tuple[z3.ExprRef, str]] = {}  # term id -> (term, its text)
+        # Counters (``ir.analysis.Counter``) above every constant they are compared with
+        # are one value in a boundary's key: a filter counting its elements has finitely
+        # many boundaries. Exact until a counter wraps: what ``exact_length`` bounds.
+        self._counters: dict[str, dict[str, Counter]] = {}
+        self.merged: dict[str, Counter] = {}  # "proc:name" -> a counter merged somewhere
+        self._seen: dict[str, int] = {}  # "proc:name" -> the largest value at a boundary
+        self._growth: dict[str, int] = {}  # "proc:name" -> the most it grew in one step
+        self._longest: dict[str, int] = {}  # "proc:name" -> the most statements of a step from a merge
         self.deadline: float | None = None  # past it, exploring raises TimeoutError("time limit")
 
     # ------------------------------------------------------------------ entry
@@ -563,6 +585,7 @@ class StepExplorer:
         self._op(b.point, base, (), "end", b.held, b, out)
         # an element w0
         self._op(b.point, base, (), "step", b.held, b, out)
+        self._measure_growth(b, out)
         self._steps[b.key[:-1]] = (out, b.defined, self.k)
         return out
 
@@ -598,11 +621,11 @@ class StepExplorer:
                 self._walk(self.explorer.returned(p, SVal(z3.BitVecVal(1, OUT_BITS))), base, outs, kind, rel, b,
                            out)
             else:
-                out.append(self._step(kind, self._guard(p, base), outs))
+                out.append(self._step(kind, self._guard(p, base), outs, statements=p.statements))
             return
         if j < 0:  # the filter meets the next element: the step ends here
             out.append(self._step(kind, self._guard(p, base), outs,
-                                  self.boundary(p, min(b.defined + 1, self.k), rel + 1)))
+                                  self.boundary(p, min(b.defined + 1, self.k), rel + 1), p.statements))
             return
         if name == "tl_eof":
             value = z3.BitVecVal(0, OUT_BITS)
@@ -622,7 +645,8 @@ class StepExplorer:
             self.paths += 1
             assert end.point is not None or end.status == "exit"
             if end.status == "exit":
-                out.append(self._step(kind, self._guard(end.point, base), outs))
+                out.append(self._step(kind, self._guard(end.point, base), outs,
+                                      statements=end.point.statements if end.point is not None else None))
                 continue
             self._op(end.point, base, outs, kind, rel, b, out)
 
@@ -674,7 +698,8 @@ class StepExplorer:
                 continue
             term = reread(v.term)
             regs[key] = SVal(term, v.pts)
-            key_regs.append((name if fid == "@" else f"{live[int(fid)]}:{name}", self._text(term)))
+            text = self._counted(p.stack[live[int(fid)]].frame.proc, name, term) if fid != "@" else None
+            key_regs.append((name if fid == "@" else f"{live[int(fid)]}:{name}", text or self._text(term)))
         mem = {}
         key_mem = []
         for oid, contents in st.mem.items():
@@ -691,6 +716,82 @@ class StepExplorer:
         key = (cursors, tuple(sorted(key_regs)), tuple(sorted(key_mem)), held, defined)
         reads = frozenset(int(m) for _, text in key_regs + key_mem for m in re.findall(r"\bw(\d+)\b", text))
         return Boundary(point, defined, key, reads | frozenset(range(1, held + 1)), held)
+
+    # ------------------------------------------------------------------ counters
+
+    def _counted(self, proc, name: str, term: z3.ExprRef) -> str | None:
+        """The key text of a counter's value above every constant it is compared with
+        (one for all such values), else None; records what ``exact_length`` needs."""
+        c = self._counter_map(proc).get(name) if self.opt.counters else None
+        if c is None or not z3.is_bv_value(term):
+            return None
+        v = term.as_signed_long() if c.signed else term.as_long()
+        at = f"{proc.name}:{name}"
+        self._seen[at] = max(v, self._seen.get(at, v))
+        if v <= c.above:
+            return None
+        self.merged[at] = c
+        return f"(counter above {c.above})"
+
+    def _counter_map(self, proc) -> dict[str, Counter]:
+        if proc.name not in self._counters:
+            self._counters[proc.name] = counters(proc)
+        return self._counters[proc.name]
+
+    def _measure_growth(self, b: Boundary, steps: list[SymStep]) -> None:
+        """How much each counter of ``b``'s frames above its constants grows in one step,
+        and how many statements a step from there makes (the steps of a merged boundary
+        are its representative's: the same paths for every value above the constants,
+        the same increments, so long as none wraps). Each statement adds at most the
+        counter's largest increment: a path on which the representative could pass its
+        type's maximum is not shown exact (``CounterMayWrap``); on the others no value
+        wrapped, so the difference of the values at the two boundaries is the growth (a
+        negative one: a reset to a constant)."""
+        frames = {f"{c.frame.fid}:": c.frame.proc for c in b.point.stack}
+        for key, v in b.point.state.regs.items():
+            fid, _, name = key.partition(":")
+            proc = frames.get(f"{fid}:")
+            if proc is None or not self.opt.counters or name not in self._counter_map(proc) \
+                    or not z3.is_bv_value(v.term):
+                continue
+            c = self._counter_map(proc)[name]
+            before = v.term.as_signed_long() if c.signed else v.term.as_long()
+            if before <= c.above:
+                continue  # a value the keys keep apart: what follows it is explored as it is
+            at = f"{proc.name}:{name}"
+            for st in steps:
+                if st.statements is None:
+                    raise CounterMayWrap(c, "is one value above its constants, and a path of a step from "
+                                            "there makes a number of statements not known")
+                if before + st.statements * c.step > c.maximum:
+                    raise CounterMayWrap(c, f"may pass {c.maximum:,} and wrap inside one step: {before:,} plus "
+                                            f"{st.statements} statements of up to +{c.step:,} each")
+                self._longest[at] = max(st.statements, self._longest.get(at, 0))
+                after = st.next.point.state.regs.get(key) if st.next is not None else None
+                if after is not None and z3.is_bv_value(after.term):
+                    grew = (after.term.as_signed_long() if c.signed else after.term.as_long()) - before
+                    self._growth[at] = max(grew, self._growth.get(at, 0))
+
+    def exact_length(self) -> tuple[int, Counter] | None:
+        """Where boundaries were merged over a counter: the length of input up to which
+        every run keeps it at most its type's maximum (so the merge is exact), with the
+        counter; None when no run can make it wrap. A run enters the merged values at a
+        value of a boundary explored (at most the largest seen); each step from there adds
+        at most the largest growth measured, and inside a step the value goes at most the
+        step's statements times the largest increment above the boundary's.
+        ``CounterMayWrap`` when not even the values seen are safe."""
+        best: tuple[int, Counter] | None = None
+        for at, c in self.merged.items():
+            grew = self._growth.get(at, 0)
+            slack = c.maximum - max(c.start, self._seen.get(at, c.start)) - self._longest.get(at, 0) * c.step
+            if slack < 0:
+                raise CounterMayWrap(c, f"may pass {c.maximum:,} and wrap inside one step from a value seen")
+            if grew <= 0:
+                continue  # it never grows above what was seen: it never wraps
+            n = slack // grew
+            if best is None or n < best[0]:
+                best = (n, c)
+        return best
 
     # ------------------------------------------------------------------ helpers
 
@@ -732,13 +833,14 @@ class StepExplorer:
                     out.append(hit[1])
         return tuple(out)
 
-    def _step(self, kind: str, guard: tuple[z3.BoolRef, ...], outs: tuple, nxt: Boundary | None = None) -> SymStep:
+    def _step(self, kind: str, guard: tuple[z3.BoolRef, ...], outs: tuple, nxt: Boundary | None = None,
+              statements: int | None = None) -> SymStep:
         # an element read ahead (``Boundary.held``) and read again when consumed may lie
         # past the window
         far = max((j for t in guard + tuple(outs) for j in self.facts.places(t)), default=0)
         if far > self.k:
             raise LookbackExceeded(f"a step reads the element {far} back", far)
-        return SymStep(kind, all_of(list(guard)), outs, nxt, guard)
+        return SymStep(kind, all_of(list(guard)), outs, nxt, guard, statements)
 
     def _no_surprise(self, ends: list[PathEnd]) -> None:
         for e in ends:
