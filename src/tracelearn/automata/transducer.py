@@ -29,6 +29,10 @@ from ..z3dag import any_of, assert_all, holds, signed
 
 OUT_BITS = 32
 
+# The guard lists of states' moves proved disjoint, by their AST ids (the terms kept: an
+# id is reused once its term is gone): ``Transducer.overlapping`` asks each list once.
+DisjointGuards = dict[tuple[int, ...], list[z3.BoolRef]]
+
 
 @dataclass(frozen=True)
 class Move:
@@ -188,7 +192,7 @@ class Transducer:
 
     # ------------------------------------------------------------------ checks
 
-    def overlapping(self, known: dict | None = None) -> tuple[Move, Move] | None:
+    def overlapping(self, known: DisjointGuards | None = None) -> tuple[Move, Move] | None:
         """Two transitions from one state whose guards overlap (not deterministic), if any.
         ``known``: guard lists already proved disjoint (by their AST ids, terms kept)."""
         for q in range(self.states):

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields, replace
 
-from ...automata.transducer import Transducer
+from ...automata.transducer import DisjointGuards, Transducer
 from ...bvterm import TermFacts
 from ...ir.program import Program
 from ...learning.symbolic_table import SymbolicTable
@@ -200,7 +200,7 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
     res.route = "walk" if walk else "concolic"
     pending: list[list[int]] = []  # the oracle's other separating inputs, not used yet
     conj: Transducer | None = None
-    disjoint: dict = {}  # guard lists of a state's moves proved disjoint
+    disjoint: DisjointGuards = {}  # guard lists of a state's moves proved disjoint
 
     def _refine(witness: list[int], oracles: bool = False) -> bool:
         """Refine the table with ``witness`` if it separates the conjecture (False if
