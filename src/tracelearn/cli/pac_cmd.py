@@ -153,7 +153,9 @@ def summary_text(doc: dict) -> str:
                        "none failing (not part of the guarantee)")
     else:
         out.append(f"  {doc['reason']}")
-    out.append(f"  membership queries {s['membership_queries']} ({s['membership_by_solver']} by the solver), "
+    out.append(f"  membership queries {s['membership_queries']} ({s['membership_by_deduction']} deduced, "
+               f"{s['membership_by_prefixes'] + s['membership_by_solver']} to the teacher, "
+               f"{s['membership_by_solver']} followed on the program), "
                f"equivalence queries {s['equivalence_queries']} (and "
                f"{s['conjectures_refuted_by_earlier_samples']} conjectures refuted by earlier samples), "
                f"samples {s['samples']}, "
