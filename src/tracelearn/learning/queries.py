@@ -246,10 +246,15 @@ class QueryLayer:
             return local
         self.stats.by_teacher += 1
         ans = bool(self.teacher.member(word))
-        self._record(word, ans, verified=True, source="teacher")
-        if not ans and self._implied is not None:
-            self._implied.add(teachers.shortest_non_member_prefix(self.teacher, word), False)
+        self._answered(word, ans)
         return ans
+
+    def _answered(self, word: Word, answer: bool) -> None:
+        """Record the teacher's answer; a prefix-closed teacher's "no" also rules out
+        every extension of the word's shortest prefix that is not a member."""
+        self._record(word, answer, verified=True, source="teacher")
+        if not answer and self._implied is not None:
+            self._implied.add(teachers.shortest_non_member_prefix(self.teacher, word), False)
 
     def member_many(self, words: Sequence[Word]) -> list[bool]:
         """Answers for several words; the ones left for the teacher go in one batch."""
@@ -270,9 +275,7 @@ class QueryLayer:
             asked = list(todo)
             self.stats.by_teacher += len(asked)
             for w, a in zip(asked, teachers.member_many(self.teacher, asked)):
-                self._record(w, bool(a), verified=True, source="teacher")
-                if not a and self._implied is not None:
-                    self._implied.add(teachers.shortest_non_member_prefix(self.teacher, w), False)
+                self._answered(w, bool(a))
         return [a if a is not None else bool(self.cache.answer(tuple(w))) for a, w in zip(answers, words)]
 
     def equivalent(self, hypothesis: DFA) -> Word | None:

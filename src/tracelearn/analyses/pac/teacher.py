@@ -30,7 +30,7 @@ from ...learning.pac import batches_needed
 from ...learning.prefix_closed import PrefixClosedAnswers
 from ...learning.teacher import TeacherBase, Word
 from ...semantics.strategies.concolic import ConcolicSampler, Sample
-from ...semantics.strategies.path import PathExplorer
+from ...semantics.strategies.path import PathEnd, PathExplorer
 from ...semantics.traces import Counterexample
 from ..bug_search import Undecided, error_along
 
@@ -117,14 +117,10 @@ class PacTeacher(TeacherBase):
         known = self.known.answer(word)
         if known is not None:
             return known
-        t0 = time.perf_counter()
         calls = self.explorer.target.calls
-        try:
-            self.stats.membership_solver += 1
-            end = self.explorer.follow(vector_of(word))
-        finally:
-            self.stats.time_membership += time.perf_counter() - t0
-            self.stats.membership_checked += self.explorer.target.calls > calls
+        self.stats.membership_solver += 1
+        end = self._follow(word)
+        self.stats.membership_checked += self.explorer.target.calls > calls
         if end.status in ("word", "infeasible", "exit"):
             member = end.status == "word"
             self.known.add(word, member)
@@ -143,17 +139,20 @@ class PacTeacher(TeacherBase):
             known = self.known.answer(word[:mid])
             if known is None:
                 self.stats.prefix_probes += 1
-                t0 = time.perf_counter()
-                try:
-                    end = self.explorer.follow(vector_of(word[:mid]))
-                finally:
-                    self.stats.time_membership += time.perf_counter() - t0
+                end = self._follow(word[:mid])
                 if end.status not in ("word", "infeasible", "exit"):
                     break
                 known = end.status == "word"
                 self.known.add(word[:mid], known)
             lo, hi = (mid, hi) if known else (lo, mid)
         return word[:hi]
+
+    def _follow(self, word: Word) -> PathEnd:
+        t0 = time.perf_counter()
+        try:
+            return self.explorer.follow(vector_of(word))
+        finally:
+            self.stats.time_membership += time.perf_counter() - t0
 
     # ------------------------------------------------------------ equivalence
 
