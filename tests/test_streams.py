@@ -880,6 +880,27 @@ def test_a_failure_the_big_steps_miss_is_found_by_the_differential_check_and_the
     assert 97 in doc["differential"]["disagreement"]["input"]
 
 
+@pytest.mark.parametrize("function", ["divodd", "divodd_nc"])
+@pytest.mark.parametrize("check", [0, 200])
+def test_a_check_that_may_fail_deep_in_the_input_takes_the_proof_back(function, check):
+    """Both filters divide by zero on [0] * 13 (13 elements: the state where the check
+    is made). The big steps see the check and the replays of its window do not reach
+    that state: neither "complete" nor "proved up to N" stands (both were claimed),
+    whether or not the random inputs of the differential check meet the failure."""
+    from tracelearn.api.streams import learn_filter_file
+    from tracelearn.semantics.strategies.bigstep import FilterError
+    path = str(STREAMS / "fails_deep.c")
+    r = learn_filter_file(path, function=function, check=check, timeout=120)
+    assert r.doc["complete"] is False and r.doc["exact_up_to"] is None and r.doc["guarantee"] is None
+    assert "div" in r.doc["reason"], r.doc["reason"]
+    replay = FilterReplay(path, function, 8)
+    try:
+        with pytest.raises(FilterError):
+            replay.interpret([0] * 13)
+    finally:
+        replay.close()
+
+
 def test_a_function_with_parameters_is_not_a_filter(tmp_path, capsys):
     path = tmp_path / "g.c"
     path.write_text("#include <tracelearn.h>\nint add(int a, int b) { return a + b; }\n")

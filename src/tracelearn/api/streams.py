@@ -101,13 +101,20 @@ def learn_filter_file(file: str, *, function: str, lookback: int | None = None, 
                     progress(f"comparing the transducer with the interpreter on {check + len(suspects)} inputs")
                 differential = differential_check(file, function, el, result, check, seed, dm, include, define,
                                                   first=suspects)
+            if suspects and (result.complete or result.exact_up_to is not None) and \
+                    (differential is None or differential["disagreement"] is None):
+                # a check a big step can fail, from a state no input tried reaches: the
+                # proof assumed it holds, and nothing shows that state unreachable
+                fc = next(f for ex in result.explorers.values() for f in ex.sem.target.failing.values())
+                not_proved(result, f"not proved: a check of the filter may fail ({fc.kind}: {fc.message}, "
+                                   f"{fc.loc}) on a big step from a state no input tried reaches, and the "
+                                   "search does not show that state unreachable")
             finished = True
     except (CommandTimeout, ctypes.ArgumentError) as e:
         if isinstance(e, ctypes.ArgumentError) and "CommandTimeout" not in repr(e):
             raise
         if not finished:  # else the alarm came on the way out: the result stands
-            result.complete = False
-            result.reason = f"timeout ({timeout:g} s)"
+            not_proved(result, f"timeout ({timeout:g} s)")
     options = {"function": function, "lookback": lookback, "element": el.name, "max_depth": max_depth,
                "max_boundaries": max_boundaries, "check": check, "seed": seed, "columns": columns,
                "compare": compare, "timeout": timeout}
@@ -129,6 +136,13 @@ def learn_filter(file: str, **options) -> dict:
     """``tracelearn learn-filter FILE --json`` as a function (options as
     :func:`learn_filter_file`'s)."""
     return learn_filter_file(file, **options).doc
+
+
+def not_proved(result: LearnResult, why: str) -> None:
+    """Take back a proof (``complete``, ``exact_up_to``): ``why`` is the reason now."""
+    result.complete = False
+    result.exact_up_to = None
+    result.reason = why
 
 
 def failing_check_inputs(result: LearnResult) -> list[list[int]]:
@@ -168,12 +182,14 @@ def differential_check(file: str, function: str, el: Element, result: LearnResul
                 want = replay.interpret(v)
             except FilterError as e:  # the filter fails there: the model, learned, is kept
                 bad = {"input": v, "program_output": None, "program_error": str(e), "transducer_output": got}
-                if result.complete:
-                    result.complete = False
-                    result.reason = f"the filter is outside the class: {e}"
+                if result.complete or result.exact_up_to is not None:
+                    not_proved(result, f"the filter is outside the class: {e}")
                 break
             if got != want:
                 bad = {"input": v, "program_output": want, "transducer_output": got}
+                if result.complete or result.exact_up_to is not None:  # a proof the interpreter refutes
+                    not_proved(result, f"the interpreter disagrees with the proved transducer on {v} (the "
+                                       "engines disagree: please report)")
                 break
         return {"inputs": len(inputs), "engine": "interpreter", "from_guard_constants": 0.5,
                 "disagreement": bad}
