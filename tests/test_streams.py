@@ -115,7 +115,7 @@ def test_a_counter_that_stops_growing_never_wraps_and_its_model_is_proved():
     replay.close()
 
 
-@pytest.mark.parametrize("function", ["down", "jump8", "loop8"])
+@pytest.mark.parametrize("function", ["down", "jump8", "loop8", "reset_big"])
 def test_a_counter_that_may_wrap_inside_a_step_is_not_merged(function):
     """An increment near the modulus, a narrow counter jumping by 200, three increments
     of 100 in one step: a value above the constants may wrap inside one step, so no
@@ -149,6 +149,13 @@ def test_a_counter_bound_stays_below_the_first_input_that_wraps_it():
         assert r.transducer.run(v) != replay.interpret(v)
     finally:
         replay.close()
+
+
+def test_a_counter_no_branch_reads_is_no_state_and_the_model_is_proved():
+    r, path = _learn("counter.c", "unused")
+    assert r.complete and r.exact_up_to is None and r.transducer.states == 1
+    replay, _ = _agree(path, "unused", r.transducer)
+    replay.close()
 
 
 def test_a_counter_the_filter_writes_is_not_merged():

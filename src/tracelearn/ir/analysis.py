@@ -93,6 +93,7 @@ class Counter:
     maximum: int
     signed: bool
     loc: SourceLoc
+    compared: bool = True  # False: no branch reads it, so its value never matters
 
 
 def counters(proc: Procedure) -> dict[str, Counter]:
@@ -166,5 +167,5 @@ def counters(proc: Procedure) -> dict[str, Counter]:
         v = cand[r]
         width, signed = v.type.width, v.type.signed
         out[r] = Counter(r, v.display, max(compared.get(r, [0])), max(sets[r]), steps.get(r, 0),
-                         (1 << (width - 1)) - 1 if signed else (1 << width) - 1, signed, v.loc)
+                         (1 << (width - 1)) - 1 if signed else (1 << width) - 1, signed, v.loc, r in compared)
     return out

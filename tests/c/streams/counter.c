@@ -89,3 +89,27 @@ void jump16(void) {
             i++;
     }
 }
+
+/* A counter no branch reads: its value never matters, wrapped or not, and the model is
+   proved for every input. */
+void unused(void) {
+    unsigned char i = 0;
+    while (1) {
+        tl_out(tl_in());
+        i++;
+    }
+}
+
+/* Set to 250 on a 7: from there a few statements may take it past 255. The bound
+   would be 0 elements; learning goes on without counters instead. */
+void reset_big(void) {
+    unsigned char i = 0;
+    while (1) {
+        int c = tl_in();
+        tl_out(i < 3 ? c : c + 1);
+        if (c == 7)
+            i = 250;
+        else
+            i++;
+    }
+}

@@ -725,6 +725,8 @@ class StepExplorer:
         c = self._counter_map(proc).get(name) if self.opt.counters else None
         if c is None or not z3.is_bv_value(term):
             return None
+        if not c.compared:
+            return "(counter never compared)"  # its value, wrapped or not, decides nothing
         v = term.as_signed_long() if c.signed else term.as_long()
         at = f"{proc.name}:{name}"
         self._seen[at] = max(v, self._seen.get(at, v))
@@ -756,8 +758,8 @@ class StepExplorer:
                 continue
             c = self._counter_map(proc)[name]
             before = v.term.as_signed_long() if c.signed else v.term.as_long()
-            if before <= c.above:
-                continue  # a value the keys keep apart: what follows it is explored as it is
+            if before <= c.above or not c.compared:
+                continue  # a value the keys keep apart (or that decides nothing): no growth to bound
             at = f"{proc.name}:{name}"
             for st in steps:
                 if st.statements is None:
@@ -789,6 +791,8 @@ class StepExplorer:
             if grew <= 0:
                 continue  # it never grows above what was seen: it never wraps
             n = slack // grew
+            if n < 1:  # a bound of no input: the depth-bounded search says more
+                raise CounterMayWrap(c, f"may pass {c.maximum:,} within a step of the values seen")
             if best is None or n < best[0]:
                 best = (n, c)
         return best
