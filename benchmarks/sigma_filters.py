@@ -3,12 +3,14 @@
 src/template_modifiers.cc) and the test filters (tests/c/streams, those that look ahead
 with tl_peek(k) among them).
 
-Table 1 (the paper's Table 1 shape): per filter, whether the transducer was proved
-equivalent (complete), states, transitions, lookback, conjecture refinements,
-boundaries the equivalence oracle explored (our abstraction's states: Sigma* reports
-abstraction refinements and predicates here instead), membership queries (runs),
-solver calls (the table's and the oracle's questions and the path checks of exploring
-big steps), time (the learning loop alone, and the whole call with the C front end).
+Table 1 (the paper's Table 1 shape), once per equivalence oracle (--oracles): per
+filter, whether the transducer was proved equivalent (complete), int bits (the
+filter's own scalar state: its named locals and the globals it writes), states,
+transitions, lookback, conjecture refinements, abstraction refinements and predicates
+|Phi| (the "abstraction" oracle, Sigma*'s Alg. 3), boundaries the oracle explored,
+membership queries (runs), solver calls (the table's and the oracle's questions and
+the path checks of exploring big steps), time (the learning loop alone, and the whole
+call with the C front end). Tables 2-5 use the first oracle's models.
 Table 2 (differential): the learned transducer against the filter run in the
 interpreter and compiled by gcc -O2 -fwrapv, on N inputs per filter (lengths 0..16,
 half the elements drawn from the guards' constants and their neighbours, so that
@@ -26,6 +28,7 @@ per query would take hours).
 
     python benchmarks/sigma_filters.py [--inputs 10000] [--only f,g] [--timeout 300]
         [--tables 1,2,3,4,5] [--concrete html_escape,cleanse_css]
+        [--oracles boundaries,abstraction]
 """
 
 from __future__ import annotations
@@ -66,7 +69,24 @@ FILTERS = [
 PRINTABLE = list(range(32, 127))
 
 
-def learn_all(only: set[str] | None, timeout: float) -> list[tuple]:
+def state_bits(path: Path, fn: str) -> int:
+    """The filter's own scalar state in bits (Sigma*'s "int bits"): its named locals
+    (not the front end's temporaries) and the globals some procedure stores to."""
+    from tracelearn.frontend.lower import load_program
+    from tracelearn.ir.expr import AddrOf, walk
+    from tracelearn.ir.program import Assign, Mem
+
+    prog = load_program(str(path), entry=fn)
+    proc = prog.procedures[fn]
+    bits = sum(v.type.bits for v in proc.locals if "~" not in v.name and v.type.is_scalar())
+    written = {x.name for p in prog.procedures.values() for b in p.blocks for st in b.stmts
+               if isinstance(st, Assign) and isinstance(st.lhs, Mem) for x in walk(st.lhs.addr)
+               if isinstance(x, AddrOf)}
+    return bits + sum(g.var.type.bits for name, g in prog.globals.items()
+                      if name in written and not g.readonly and g.var.type.is_scalar())
+
+
+def learn_all(only: set[str] | None, timeout: float, oracle: str = "boundaries") -> list[tuple]:
     out = []
     for path, fn, depth, element in FILTERS:
         if only and fn not in only:
@@ -74,13 +94,14 @@ def learn_all(only: set[str] | None, timeout: float) -> list[tuple]:
         t0 = time.perf_counter()
         try:
             r = learn_filter_file(str(path), function=fn, max_depth=depth, element=element, check=0,
-                                  timeout=timeout)
+                                  timeout=timeout, oracle=oracle)
         except TracelearnError as e:  # outside the class: the row says why
             out.append((path, fn, str(e), time.perf_counter() - t0))
             print(f"  {fn}: {e}", file=sys.stderr)
             continue
         out.append((path, fn, r, time.perf_counter() - t0))
-        print(f"  learned {fn}: complete={r.doc['complete']} ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
+        print(f"  learned {fn} ({oracle}): complete={r.doc['complete']} ({time.perf_counter() - t0:.1f} s)",
+              file=sys.stderr)
     return out
 
 
@@ -94,20 +115,21 @@ def table1(results) -> str:
     for _, fn, r, wall in results:
         if isinstance(r, str):
             rows.append([fn, "outside the class: " + r[r.find("depends"):][:60], "-", "-", "-", "-", "-", "-", "-",
-                         "-", f"{wall:.1f}"])
+                         "-", "-", "-", "-", f"{wall:.1f}"])
             continue
         d = r.doc
         t = d["transducer"] or {"states": "-", "transitions": [], "lookback": "-"}
         s = d["stats"]
         rows.append([fn, "yes" if d["complete"] else
                      f"up to {d['exact_up_to']:,} elements" if d.get("exact_up_to") is not None else
-                     f"no: {d['reason'][:48]}", t["states"], len(t["transitions"]),
-                     t["lookback"], s["conjecture_refinements"], s["boundaries_explored"],
+                     f"no: {d['reason'][:48]}", state_bits(Path(d["file"]), fn), t["states"], len(t["transitions"]),
+                     t["lookback"], s["conjecture_refinements"], s["abstraction_refinements"], s["predicates"],
+                     s["boundaries_explored"],
                      f"{s['membership_queries']} ({s['runs']})", s["solver_calls"], f"{s['time']:.2f}", f"{wall:.1f}"])
     # learn s: the learning loop (table, conjectures, equivalence), what Sigma*'s times
     # measure; total s: the call, C parsed and lowered and the document built included
-    return table(rows, ["filter", "complete", "states", "transitions", "lookback", "conj. ref.", "boundaries",
-                        "MQ (runs)", "solver calls", "learn s", "total s"])
+    return table(rows, ["filter", "complete", "int bits", "states", "transitions", "lookback", "conj. ref.",
+                        "abs. ref.", "|Phi|", "boundaries", "MQ (runs)", "solver calls", "learn s", "total s"])
 
 
 def table2(results, n: int, seed: int) -> str:
@@ -244,11 +266,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tables", default="1,2,3,4,5")
     p.add_argument("--concrete", default="html_escape,cleanse_css", help="filters of Table 3")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--oracles", default="boundaries,abstraction",
+                   help="equivalence oracles of Table 1 (the first one's models serve the other tables)")
     a = p.parse_args(argv)
     tables = set(a.tables.split(","))
-    results = learn_all(set(a.only.split(",")) if a.only else None, a.timeout) if tables - {"5"} else []
+    oracles = a.oracles.split(",")
+    if not oracles or set(oracles) - {"boundaries", "abstraction"}:
+        p.error("--oracles: a comma-separated list of boundaries and abstraction")
+    only = set(a.only.split(",")) if a.only else None
+    results = learn_all(only, a.timeout, oracles[0]) if tables - {"5"} else []
     if "1" in tables:
-        print("Table 1: learn-filter\n" + table1(results) + "\n")
+        for i, oracle in enumerate(oracles):
+            rows = results if i == 0 else learn_all(only, a.timeout, oracle)
+            print(f"Table 1: learn-filter, oracle {oracle}\n" + table1(rows) + "\n")
     if "2" in tables:
         print(f"Table 2: differential, {a.inputs} inputs per filter\n" + table2(results, a.inputs, a.seed) + "\n")
     if "3" in tables:

@@ -88,6 +88,105 @@ def test_running_example_fig2():
         replay.close()
 
 
+def test_running_example_with_the_predicate_abstraction_of_alg3():
+    """Figs. 2/3 as the paper runs them: C1 (one state, copying) against A1 (no
+    predicates) is separated by a spurious input; the weakest precondition of that run
+    gives predicates over i, and A2 separates C1 by a real three-element input: C2, the
+    paper's three states. C2 against A2 is separated by a spurious input once more (A2
+    may stay where i < 1), and one more predicate makes A3 agree: 1 conjecture
+    refinement, 2 abstraction refinements, a deterministic result. The abstraction
+    takes i not to wrap, so the proof holds up to 2^31 - 1 elements."""
+    r, path = _learn("fig2.c", "fig2", oracle="abstraction")
+    assert [len(x.input) for x in r.refinements] == [3]
+    assert r.refinements[0].conjecture_states == 1 and r.refinements[0].program != r.refinements[0].conjecture
+    spurious = r.abstraction.refinements
+    assert [len(a.input) for a in spurious] == [2, 3]
+    assert all("i" in p for a in spurious for p in a.predicates) and len(r.abstraction.abstraction.predicates) == 3
+    assert r.stats()["abstraction_refinements"] == 2 and r.stats()["predicates"] == 3
+    t = r.transducer
+    assert (t.states, len(t.moves)) == (3, 4) and t.overlapping() is None
+    assert not r.complete and r.exact_up_to == 2**31 - 1 and "counter 'i'" in r.reason
+    replay, _ = _agree(path, "fig2", t)
+    try:
+        assert replay.interpret(r.refinements[0].input) == r.refinements[0].program
+        for a in spurious:  # spurious: the filter does what the conjecture then said (and says now)
+            assert replay.interpret(a.input) == t.run(a.input)
+    finally:
+        replay.close()
+
+
+def test_the_data_registers_are_those_that_reach_an_output():
+    from tracelearn.ir.analysis import data_registers
+    proc = load_program(str(STREAMS / "fig2.c"), entry="fig2").procedures["fig2"]
+    data = data_registers(proc)
+    assert {"cur", "prev"} <= data and "i" not in data
+
+
+@pytest.mark.parametrize("name,function,states", [
+    ("escape.c", "html_escape", 1), ("codecs.c", "base64_encode", 3), ("held.c", "pairs_escaped", 3),
+    ("delay.c", "delay", 2), ("lookahead.c", "ab_to_x", 2)])
+def test_the_abstraction_oracle_proves_what_the_boundary_oracle_proves(name, function, states):
+    a, path = _learn(name, function, oracle="abstraction")
+    b, _ = _learn(name, function)
+    assert a.complete and b.complete, a.reason
+    assert a.transducer.states == b.transducer.states == states
+    rng = random.Random(2)
+    for _ in range(200):
+        v = [rng.choice([0, 1, 34, 38, 60, 62, 10, 97, 98, -1]) if rng.random() < 0.5 else rng.randint(-128, 127)
+             for _ in range(rng.randint(0, 12))]
+        assert a.transducer.run(v) == b.transducer.run(v), v
+    _agree(path, function, a.transducer)[0].close()
+
+
+@pytest.mark.parametrize("function,first_wrong", [("count8", [5] * 257), ("jump16", [7] * 329),
+                                                  ("reset_big", [7] + [8] * 7)])
+def test_the_abstraction_bound_on_a_counter_stays_below_the_first_input_that_wraps_it(function, first_wrong):
+    """The abstraction leaves out the steps that would carry a counter past its maximum;
+    the bound it states is below the shortest input on which the model is wrong, and
+    the model agrees with the filter on every input over the guards' values up to it
+    (reset_big, bound 5: all of them)."""
+    r, path = _learn("counter.c", function, oracle="abstraction")
+    assert not r.complete and r.exact_up_to is not None and r.exact_up_to < len(first_wrong), r.reason
+    replay = FilterReplay(path, function, 8)
+    try:
+        assert r.transducer.run(first_wrong) != replay.interpret(first_wrong)
+        if r.exact_up_to <= 6:
+            for n in range(r.exact_up_to + 1):
+                for v in itertools.product([7, 8, 1], repeat=n):
+                    assert r.transducer.run(list(v)) == replay.interpret(list(v)), v
+        else:
+            v = first_wrong[:r.exact_up_to]
+            assert r.transducer.run(v) == replay.interpret(v)
+    finally:
+        replay.close()
+
+
+@pytest.mark.parametrize("function", ["after_three", "unused"])
+def test_a_counter_the_abstraction_never_needs_to_stop_gives_a_proof(function):
+    """after_three stops at 3 and unused is read by no branch: no abstract step is left
+    out for them, so the proof holds on every input."""
+    r, path = _learn("counter.c", function, oracle="abstraction")
+    assert r.complete and r.exact_up_to is None, r.reason
+    _agree(path, function, r.transducer)[0].close()
+
+
+def test_a_disagreement_past_the_proved_length_does_not_refute_the_bound():
+    doc = learn_filter_file(str(STREAMS / "counter.c"), function="reset_big", oracle="abstraction", check=300,
+                            timeout=60).doc
+    assert doc["exact_up_to"] == 5 and doc["abstraction_refinements"] and doc["predicates"]
+    bad = doc["differential"]["disagreement"]
+    assert bad is not None and bad["beyond_proved_length"] and len(bad["input"]) > 5
+
+
+def test_an_unknown_oracle_is_a_clear_error(capsys):
+    from tracelearn.errors import OptionError
+    with pytest.raises(OptionError, match="oracle"):
+        learn_filter_file(str(STREAMS / "fig2.c"), function="fig2", oracle="guess")
+    with pytest.raises(SystemExit) as e:
+        main(["learn-filter", str(STREAMS / "fig2.c"), "--function", "fig2", "--oracle", "guess"])
+    assert e.value.code == 2 and "--oracle" in capsys.readouterr().err
+
+
 def test_a_counter_is_one_value_above_its_constants_and_the_proof_stops_where_it_can_wrap():
     """count8's unsigned char counter wraps after 256 elements, and the filter copies
     again: the learned model is proved for inputs no longer than the bound it states,

@@ -51,6 +51,10 @@ def add_parsers(sub) -> None:
                    help="table entries are equal when their outputs are the same text, as in Sigma* "
                         "(default), or the same function of the window where the step's guard holds (a solver "
                         "call per new output)")
+    p.add_argument("--oracle", choices=["boundaries", "abstraction"], default="boundaries",
+                   help="the equivalence oracle: the filter's own states explored beside the conjecture "
+                        "(default), or Sigma*'s predicate abstraction of the filter, refined with weakest "
+                        "preconditions of its spurious runs")
     p.add_argument("--timeout", type=seconds, default=300.0, help="seconds (default 300)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress line on the terminal")
@@ -72,7 +76,8 @@ def run(args) -> int:
     with Progress(enabled=not args.quiet) as progress:
         r = learn_filter_file(args.file, function=args.function, lookback=args.lookback, element=args.element,
                               max_depth=args.max_depth, max_boundaries=args.max_boundaries, check=args.check,
-                              seed=args.seed, columns=args.columns, compare=args.compare, timeout=args.timeout, data_model=args.data_model,
+                              seed=args.seed, columns=args.columns, compare=args.compare, oracle=args.oracle,
+                              timeout=args.timeout, data_model=args.data_model,
                               include=args.include,
                               define=dict(d.partition("=")[::2] for d in args.define or []),
                               progress=progress.update)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .expr import AddrOf, Binary, Cast, Const, Expr, Reg, walk
-from .program import Assign, Branch, Procedure, SourceLoc
+from .program import Assign, Branch, Call, Procedure, Return, SourceLoc
 from .types import IntType
 
 
@@ -169,3 +169,47 @@ def counters(proc: Procedure) -> dict[str, Counter]:
         out[r] = Counter(r, v.display, max(compared.get(r, [0])), max(sets[r]), steps.get(r, 0),
                          (1 << (width - 1)) - 1 if signed else (1 << width) - 1, signed, v.loc, r in compared)
     return out
+
+
+# calls whose arguments are not data: the stream reads take an offset (a constant), and
+# tl_eof none
+_NOT_DATA_CALLS = frozenset({"tl_in", "tl_peek", "tl_eof"})
+
+
+def data_registers(proc: Procedure) -> frozenset[str]:
+    """The local registers whose values may flow into what the procedure writes or
+    hands on: a ``tl_out`` or other call's argument, a store (its value or address), the
+    value returned; through assignments, transitively. The others only steer branches
+    (Sigma*'s control variables, which its predicate abstraction abstracts; the data
+    variables are kept exact). Flow-insensitive, so it errs towards data: safe, as
+    data is kept."""
+
+    def regs(e: Expr | None) -> set[str]:
+        return set() if e is None else {x.name for x in walk(e) if isinstance(x, Reg) and x.scope == "local"}
+
+    data: set[str] = set()
+    flows: dict[str, set[str]] = {}  # register -> the registers its assignments read
+    for b in proc.blocks:
+        for s in b.stmts:
+            lhs = getattr(s, "lhs", None)
+            if isinstance(s, Assign) and isinstance(lhs, Reg):
+                flows.setdefault(lhs.name, set()).update(regs(s.rhs))
+            elif isinstance(s, Assign):  # a store
+                for e in s.exprs():
+                    data |= regs(e)
+            elif isinstance(s, Call):
+                if s.callee not in _NOT_DATA_CALLS:
+                    for e in (s.target, *s.args):
+                        data |= regs(e)
+                if lhs is not None and not isinstance(lhs, Reg):
+                    data |= regs(lhs.addr)
+        if isinstance(b.term, Return):
+            data |= regs(b.term.value)
+    todo = list(data)
+    while todo:
+        r = todo.pop()
+        for x in flows.get(r, ()):
+            if x not in data:
+                data.add(x)
+                todo.append(x)
+    return frozenset(data)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..analyses.streams.driver import LearnResult
+from ..semantics.strategies.abstract_steps import predicate_text
 from .check_doc import SCHEMA_VERSION
 
 
@@ -26,6 +27,11 @@ def filter_document(r: LearnResult, file: str, data_model: str, options: dict, d
         "transducer": t.to_json() if t is not None else None,
         "lookback": r.lookback,
         "refinements": [x.to_json() for x in r.refinements],
+        # the "abstraction" oracle's spurious separating inputs and the predicates each added
+        "abstraction_refinements": ([{"input": a.input, "predicates": a.predicates} for a in r.abstraction.refinements]
+                                    if r.abstraction is not None else None),
+        "predicates": ([predicate_text(p) for p in r.abstraction.abstraction.predicates] if r.abstraction is not None
+                       else None),
         "differential": differential,
         "options": options,
         "stats": r.stats(),
@@ -55,12 +61,20 @@ def summary_text(doc: dict) -> str:
     for x in doc["refinements"]:
         out.append(f"  separating input {x['input']}: program {x['program_output']}, "
                    f"conjecture ({x['conjecture_states']} states) {x['conjecture_output']}")
+    for a in doc.get("abstraction_refinements") or []:
+        out.append(f"  spurious input {a['input']} (the abstraction's run, not the filter's): predicates "
+                   f"{', '.join(a['predicates'])} added")
     d = doc["differential"]
     if d is not None:
-        verdict = "all agree" if d["disagreement"] is None else f"DISAGREE on {d['disagreement']['input']}"
+        bad = d["disagreement"]
+        verdict = ("all agree" if bad is None else
+                   f"differ on {bad['input']} ({len(bad['input'])} elements: past the proved length, as a wrapped "
+                   "counter may make it)" if bad.get("beyond_proved_length") else f"DISAGREE on {bad['input']}")
         out.append(f"  checked against the interpreter on {d['inputs']} inputs: {verdict}")
     out.append(f"  membership queries {s['membership_queries']} ({s['runs']} runs), equivalence queries "
                f"{s['equivalence_queries']}, conjecture refinements {s['conjecture_refinements']}, "
+               + (f"abstraction refinements {s['abstraction_refinements']} ({s['predicates']} predicates), "
+                  if doc.get("predicates") is not None else "") +
                f"boundaries {s['boundaries_explored']}, solver calls {s['solver_calls']}, {s['time']:.1f} s")
     return "\n".join(out)
 

@@ -16,6 +16,8 @@ from ...learning.symbolic_table import SymbolicTable
 from ...semantics.strategies.bigstep import (BigStepOptions, CounterMayWrap, Element, FilterRunner, LookbackExceeded,
                                              StepExplorer)
 from ...semantics.strategies.stepwalk import StepWalker
+from ...semantics.strategies.abstract_steps import AbstractExplorer
+from .abstraction import AbstractionChecker
 from .equivalence import EquivalenceChecker, EquivalenceResult
 from .teacher import FilterTeacher, WalkFailed
 from .windows import step_values
@@ -47,6 +49,10 @@ class LearnOptions:
     # separating inputs an equivalence query gathers (breadth first, one per disagreeing
     # step) before the table is refined with all of them (Sigma*: one)
     witnesses: int = 8
+    # "boundaries": the filter's own states, explored beside the conjecture (exact: no
+    # spurious input); "abstraction": Sigma*'s predicate abstraction, refined with
+    # weakest preconditions of its spurious runs (Alg. 3)
+    oracle: str = "boundaries"
 
 
 @dataclass
@@ -88,7 +94,8 @@ class LearnResult:
     route: str = ""  # how the table's runs were answered: "walk" (explored steps) or "concolic"
     walk_failed: str = ""  # why the walk gave way to concolic runs
     walk_spent: dict[str, int] = field(default_factory=dict)  # the queries and calls of that walk
-    explorers: dict[int, StepExplorer] = field(default_factory=dict)  # the walk's and the oracle's, by window
+    explorers: dict[int, StepExplorer] = field(default_factory=dict)  # 0: the walk's and the oracle's; 1: the abstraction's
+    abstraction: AbstractionChecker | None = None  # the "abstraction" oracle (its refinements and predicates)
 
     def reset(self) -> None:
         """Back to nothing learned (the options and the time kept)."""
@@ -114,6 +121,8 @@ class LearnResult:
             "solver_calls_equivalence": sum(e.solver_calls for e in eqs),
             "equivalence_queries": len(eqs),
             "conjecture_refinements": len(self.refinements),
+            "abstraction_refinements": len(self.abstraction.refinements) if self.abstraction is not None else 0,
+            "predicates": len(self.abstraction.abstraction.predicates) if self.abstraction is not None else 0,
             "boundaries_explored": sum(e.boundaries for e in eqs),
             "symbolic_steps": sum(e.steps for e in eqs),
             "runs_route": self.route,
@@ -172,7 +181,7 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
 
     def explorer(k: int) -> StepExplorer:
         # one explorer, widened in place: the steps found at a narrower window stay
-        if not explorers:
+        if 0 not in explorers:
             explorers[0] = StepExplorer(program, opts.function, opts.element, k, bounds, facts=facts)
             explorers[0].deadline = deadline
         explorers[0].widen(k)
@@ -199,6 +208,26 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
     res.teacher, res.table = teacher, table
     res.route = "walk" if walk else "concolic"
     pending: list[list[int]] = []  # the oracle's other separating inputs, not used yet
+
+    def replay(witness: list[int]) -> list[list[int]]:
+        _, obs = teacher.run(witness)
+        return step_values(obs.outputs, list(obs.values), opts.element.bits)
+
+    def oracle(k: int) -> EquivalenceChecker | AbstractionChecker:
+        if opts.oracle != "abstraction":
+            return EquivalenceChecker(explorer(k), opts.max_boundaries, opts.max_depth, deadline,
+                                      max_witnesses=opts.witnesses, facts=facts)
+        if res.abstraction is None:  # kept between rounds: its predicates stay
+            inner = StepExplorer(program, opts.function, opts.element, k, replace(bounds, counters=False),
+                                 facts=facts)
+            inner.deadline = deadline
+            explorers[1] = inner
+            absx = AbstractExplorer(inner, no_wrap=opts.counters)
+            absx.deadline = deadline
+            res.abstraction = AbstractionChecker(absx, replay, opts.max_boundaries, opts.max_depth, deadline,
+                                                 facts=facts)
+        res.abstraction.abstraction.widen(k)
+        return res.abstraction
     conj: Transducer | None = None
     disjoint: DisjointGuards = {}  # guard lists of a state's moves proved disjoint
 
@@ -246,8 +275,7 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
                 progress(f"conjecture {rnd}: {conj.states} states; checking equivalence")
             while True:
                 k = max(k, conj.lookback, 1, runner.k if isinstance(runner, StepWalker) else 1)
-                checker = EquivalenceChecker(explorer(k), opts.max_boundaries, opts.max_depth, deadline,
-                                             max_witnesses=opts.witnesses, facts=facts)
+                checker = oracle(k)
                 try:
                     eq = checker.check(conj)
                     break
@@ -264,13 +292,21 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
             if eq.status == "equivalent":
                 res.reason = (f"proved equivalent: {eq.boundaries} boundaries of the filter explored "
                               f"with every step agreeing")
-                bound = explorer(k).exact_length()
+                if res.abstraction is not None:
+                    res.reason = _abstraction_proof(res.abstraction, eq)
+                bound = explorer(k).exact_length() if res.abstraction is None else res.abstraction.abstraction.bound()
                 if bound is None:
                     res.complete = True
                     return res
                 # boundaries one only while a counter has not wrapped: proved up to that length
                 n, c = bound
                 res.exact_up_to = n
+                if res.abstraction is not None:
+                    res.reason = (f"{_abstraction_proof(res.abstraction, eq)}, on every input of "
+                                  f"at most {n:,} elements: the abstraction takes the counter '{c.display}' "
+                                  f"({c.loc}) not to pass {c.maximum:,}, and it grows at most "
+                                  f"{res.abstraction.abstraction.grows_of(c)} an element")
+                    return res
                 res.reason = (f"proved equivalent on every input of at most {n:,} elements: {eq.boundaries} "
                               f"boundaries of the filter explored with every step agreeing, its counter "
                               f"'{c.display}' ({c.loc}) taken as one value above {c.above}, the largest constant "
@@ -292,3 +328,11 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
         return res
     finally:
         res.time = time.perf_counter() - t0
+
+
+def _abstraction_proof(a: AbstractionChecker, eq: EquivalenceResult) -> str:
+    phi = a.abstraction.predicates
+    return (f"proved equivalent to the predicate abstraction of the filter ({len(phi)} predicate"
+            f"{'s' if len(phi) != 1 else ''}, {len(a.refinements)} abstraction refinement"
+            f"{'s' if len(a.refinements) != 1 else ''}, {eq.boundaries} abstract boundaries explored with every "
+            f"step agreeing)")
