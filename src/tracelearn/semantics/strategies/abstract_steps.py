@@ -26,11 +26,13 @@ as the concrete oracle's merged counters do.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field, replace
 
 import z3
 
 from ...errors import UnsupportedError
+from ...querytime import remaining_ms
 from ...ir.analysis import Counter, counters, data_registers
 from ...z3dag import all_of, conjuncts, names as term_names
 from .bigstep import Boundary, StepExplorer, SymStep
@@ -208,7 +210,7 @@ class AbstractExplorer:
     def _successors(self, facts: list[z3.BoolRef], post: dict[str, z3.ExprRef]) -> list[tuple[bool, ...]]:
         """The minterms the new values satisfy on some path (one solver, each found
         blocked)."""
-        s = z3.Solver()
+        s = self._solver()
         s.add(*facts)
         pairs = [(z3.Const(n, v.sort()), v) for n, v in post.items()]
         flags = [z3.Bool(f"phi!{i}") for i in range(len(self.predicates))]
@@ -219,7 +221,7 @@ class AbstractExplorer:
             self.solver_calls += 1
             r = s.check()
             if r == z3.unknown:
-                raise TimeoutError("the solver gave up on an abstract step")
+                raise TimeoutError("time limit" if self.deadline is not None and time.perf_counter() > self.deadline else "the solver gave up on an abstract step")
             if r != z3.sat:
                 return found
             model = s.model()
@@ -229,13 +231,19 @@ class AbstractExplorer:
                 return found
             s.add(z3.Or(*[f != z3.BoolVal(v) for f, v in zip(flags, mt)]))
 
-    def _sat(self, facts: list[z3.BoolRef]) -> bool:
+    def _solver(self) -> z3.Solver:
         s = z3.Solver()
+        if self.deadline is not None:
+            s.set("timeout", remaining_ms(self.deadline))
+        return s
+
+    def _sat(self, facts: list[z3.BoolRef]) -> bool:
+        s = self._solver()
         s.add(*facts)
         self.solver_calls += 1
         r = s.check()
         if r == z3.unknown:
-            raise TimeoutError("the solver gave up on an abstract step")
+            raise TimeoutError("time limit" if self.deadline is not None and time.perf_counter() > self.deadline else "the solver gave up on an abstract step")
         return r == z3.sat
 
     # ------------------------------------------------------------------ boundaries
