@@ -38,7 +38,7 @@ class StepWalker:
     def __init__(self, explorers: Callable[[int], StepExplorer], k: int, max_k: int,
                  before_widening: Callable[[], None] | None = None, facts: TermFacts | None = None) -> None:
         self.explorers = explorers
-        self.before_widening = before_widening  # called once, before the first widening
+        self.before_widening = before_widening  # called once, before the first widening past 2
         self.k = k
         self.max_k = max_k
         self.explorer = explorers(k)
@@ -59,7 +59,9 @@ class StepWalker:
             try:
                 return self._run(values)
             except LookbackExceeded as e:
-                if self.before_widening is not None:
+                # (a window of two, an escaper holding a lead byte, is cheap to widen to:
+                # the hook, a long concolic run, is for states holding more)
+                if self.before_widening is not None and max(self.k + 1, e.place) > 2:
                     hook, self.before_widening = self.before_widening, None
                     hook()
                 if e.place > self.max_k:
