@@ -170,6 +170,34 @@ def test_a_counter_the_abstraction_never_needs_to_stop_gives_a_proof(function):
     _agree(path, function, r.transducer)[0].close()
 
 
+def test_a_value_the_filter_keeps_in_a_global_is_not_abstracted():
+    """flag_to_global copies its flag into a global and compares the two a step later:
+    the flag is data (kept exact). Abstracted, the global's old value would have named
+    the flag's symbol, which stands for the new value, and the too-small 1-state
+    conjecture was proved (found by a review)."""
+    r, path = _learn("abstraction.c", "flag_to_global", oracle="abstraction")
+    assert r.complete and r.transducer.states == 2, r.reason
+    replay = FilterReplay(path, "flag_to_global", 8)
+    try:
+        assert replay.interpret([7, 0]) == r.transducer.run([7, 0]) == [7, 1]
+    finally:
+        replay.close()
+    _agree(path, "flag_to_global", r.transducer, consts=(7, 0, 1))[0].close()
+
+
+def test_a_loop_bounded_by_an_abstracted_register_leaves_the_answer_unknown():
+    r, path = _learn("abstraction.c", "loop_by_state", oracle="abstraction", timeout=60)
+    assert not r.complete and r.exact_up_to is None and "does not end" in r.reason
+    b, _ = _learn("abstraction.c", "loop_by_state")
+    assert b.complete  # the filter's own states: n is 0..3
+
+
+def test_a_flag_machine_is_proved_with_a_predicate_over_the_flag():
+    r, path = _learn("abstraction.c", "inside_twice", oracle="abstraction")
+    assert r.complete and r.transducer.states == 2 and r.stats()["predicates"] >= 1, r.reason
+    _agree(path, "inside_twice", r.transducer, consts=(97, 98, 0, 1))[0].close()
+
+
 def test_a_disagreement_past_the_proved_length_does_not_refute_the_bound():
     doc = learn_filter_file(str(STREAMS / "counter.c"), function="reset_big", oracle="abstraction", check=300,
                             timeout=60).doc

@@ -179,7 +179,7 @@ _NOT_DATA_CALLS = frozenset({"tl_in", "tl_peek", "tl_eof"})
 def data_registers(proc: Procedure) -> frozenset[str]:
     """The local registers whose values may flow into what the procedure writes or
     hands on: a ``tl_out`` or other call's argument, a store (its value or address), the
-    value returned; through assignments, transitively. The others only steer branches
+    value returned, a global or static register; through assignments, transitively. The others only steer branches
     (Sigma*'s control variables, which its predicate abstraction abstracts; the data
     variables are kept exact). Flow-insensitive, so it errs towards data: safe, as
     data is kept."""
@@ -192,8 +192,10 @@ def data_registers(proc: Procedure) -> frozenset[str]:
     for b in proc.blocks:
         for s in b.stmts:
             lhs = getattr(s, "lhs", None)
-            if isinstance(s, Assign) and isinstance(lhs, Reg):
+            if isinstance(s, Assign) and isinstance(lhs, Reg) and lhs.scope == "local":
                 flows.setdefault(lhs.name, set()).update(regs(s.rhs))
+            elif isinstance(s, Assign) and isinstance(lhs, Reg):  # a global (or static) register: kept
+                data |= regs(s.rhs)
             elif isinstance(s, Assign):  # a store
                 for e in s.exprs():
                     data |= regs(e)

@@ -25,6 +25,7 @@ as the concrete oracle's merged counters do.
 
 from __future__ import annotations
 
+import ctypes
 import re
 import time
 from dataclasses import dataclass, field, replace
@@ -35,7 +36,7 @@ from ...errors import UnsupportedError
 from ...querytime import remaining_ms
 from ...ir.analysis import Counter, counters, data_registers
 from ...z3dag import all_of, conjuncts, names as term_names
-from .bigstep import Boundary, StepExplorer, SymStep
+from .bigstep import Boundary, FilterError, StepExplorer, SymStep
 
 CTL = "ctl!"
 
@@ -68,8 +69,9 @@ class AbstractStep(SymStep):
 def predicate_text(p: z3.ExprRef) -> str:
     """A predicate as text, each symbol by its register's name (``@<depth>`` for a
     callee's)."""
+    text = " ".join(str(p).split())  # (z3 breaks long terms over lines)
     return re.sub(r"ctl!(\d+):([\w.$]+)", lambda m: m.group(2) + ("" if m.group(1) == "0" else f"@{m.group(1)}"),
-                  str(p))
+                  text)
 
 
 def is_control(t: z3.ExprRef) -> bool:
@@ -176,7 +178,18 @@ class AbstractExplorer:
         inner = replace(b.inner, defined=b.defined, key=b.inner.key[:-1] + (b.defined,))
         m = self._formula(b.minterm)
         out: list[AbstractStep] = []
-        for st in self.inner.steps(inner):
+        try:
+            found = self.inner.steps(inner)
+        except (RecursionError, ctypes.ArgumentError) as e:
+            # (a loop within the step whose trip count an abstracted register decides; z3's
+            # bindings report the recursion limit met inside a call as an ArgumentError)
+            if isinstance(e, ctypes.ArgumentError) and "RecursionError" not in str(e):
+                raise
+            raise AbstractionUnsupported("a step from an abstract state does not end: a loop in it runs as often as "
+                                         "an abstracted register says") from None
+        except FilterError as e:  # from an abstract state: not a fact about the filter's runs
+            raise AbstractionUnsupported(f"from an abstract state: {e}") from None
+        for st in found:
             out.extend(self._abstract(b, m, st))
         self._steps[b.key[:-1]] = out
         return out
@@ -272,6 +285,14 @@ class AbstractExplorer:
             self._proc_of[sym] = proc.name
             regs[key] = z3.BitVec(sym, v.term.size())
             values[sym] = v.term
+        # What is kept must not name a symbol: at the next boundary the symbol stands for
+        # the register's new value, and a global holding the old one would be taken for
+        # it (the data registers take in what flows to a global; this is the net).
+        kept = [v.term for key, v in p.state.regs.items() if key not in regs] + list(p.state.mem.values())
+        for t in kept:
+            if is_control(t):
+                raise AbstractionUnsupported("the filter keeps the value of an abstracted register elsewhere "
+                                             f"({_short(t)})")
         return regs, values
 
     def _make(self, b: Boundary, regs: dict[str, z3.ExprRef], minterm: tuple[bool, ...]) -> AbstractBoundary:
@@ -366,6 +387,11 @@ class AbstractExplorer:
             if best is None or n < best[0]:
                 best = (n, c)
         return best
+
+
+def _short(t: z3.ExprRef) -> str:
+    text = predicate_text(t)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _places(text: str) -> set[int]:
