@@ -55,8 +55,8 @@ def _bit_vector_terms(file_arg: int) -> Callable:
 @_bit_vector_terms(0)
 def learn_filter_file(file: str, *, function: str, lookback: int | None = None, element: str = "char",
                       max_depth: int | None = None, max_boundaries: int = 5000, check: int = 200,
-                      seed: int = 0, columns: str = "counterexamples", compare: str = "syntactic", oracle: str = "boundaries",
-                      timeout: float = 300.0, data_model: str = "LP64",
+                      seed: int = 0, columns: str = "counterexamples", compare: str = "syntactic",
+                      oracle: str = "boundaries", timeout: float = 300.0, data_model: str = "LP64",
                       include: list[str] | None = None, define: dict[str, str] | None = None,
                       progress: Callable[[str], None] | None = None) -> FilterRun:
     """Learn ``function`` of ``file`` as a symbolic transducer with lookback. The

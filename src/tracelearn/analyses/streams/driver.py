@@ -290,11 +290,13 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
             res.equivalence.append(eq)
             res.lookback = k
             if eq.status == "equivalent":
-                res.reason = (f"proved equivalent: {eq.boundaries} boundaries of the filter explored "
-                              f"with every step agreeing")
-                if res.abstraction is not None:
+                if res.abstraction is None:
+                    res.reason = (f"proved equivalent: {eq.boundaries} boundaries of the filter explored "
+                                  f"with every step agreeing")
+                    bound = explorer(k).exact_length()
+                else:
                     res.reason = _abstraction_proof(res.abstraction, eq)
-                bound = explorer(k).exact_length() if res.abstraction is None else res.abstraction.abstraction.bound()
+                    bound = res.abstraction.abstraction.bound()
                 if bound is None:
                     res.complete = True
                     return res
@@ -302,7 +304,7 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
                 n, c = bound
                 res.exact_up_to = n
                 if res.abstraction is not None:
-                    res.reason = (f"{_abstraction_proof(res.abstraction, eq)}, on every input of "
+                    res.reason = (f"{res.reason}, on every input of "
                                   f"at most {n:,} elements: the abstraction takes the counter '{c.display}' "
                                   f"({c.loc}) not to pass {c.maximum:,}, and it grows at most "
                                   f"{res.abstraction.abstraction.grows_of(c)} an element")
