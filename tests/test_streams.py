@@ -198,6 +198,13 @@ def test_a_flag_machine_is_proved_with_a_predicate_over_the_flag():
     _agree(path, "inside_twice", r.transducer, consts=(97, 98, 0, 1))[0].close()
 
 
+def test_a_step_writing_seven_hundred_elements_is_learned():
+    r, path = _learn("long_step.c", "seven_hundred")
+    assert r.complete and r.transducer.states == 1, r.reason
+    assert r.transducer.run([5, -3]) == [5] * 700 + [-3] * 700
+    _agree(path, "seven_hundred", r.transducer, count=20)[0].close()
+
+
 def test_a_disagreement_past_the_proved_length_does_not_refute_the_bound():
     doc = learn_filter_file(str(STREAMS / "counter.c"), function="reset_big", oracle="abstraction", check=300,
                             timeout=60).doc

@@ -23,6 +23,7 @@ from .teacher import FilterTeacher, WalkFailed
 from .windows import step_values
 
 MAX_LOOKBACK = 8
+ABSTRACT_MAX_OUTPUTS = 256  # per path of a step from an abstract state (``BigStepOptions.max_outputs``)
 PROBE = ord("0")  # the probe run's element: a digit, a letter for hex, no markup
 
 
@@ -218,8 +219,8 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
             return EquivalenceChecker(explorer(k), opts.max_boundaries, opts.max_depth, deadline,
                                       max_witnesses=opts.witnesses, facts=facts)
         if res.abstraction is None:  # kept between rounds: its predicates stay
-            inner = StepExplorer(program, opts.function, opts.element, k, replace(bounds, counters=False),
-                                 facts=facts)
+            inner = StepExplorer(program, opts.function, opts.element, k,
+                                 replace(bounds, counters=False, max_outputs=ABSTRACT_MAX_OUTPUTS), facts=facts)
             inner.deadline = deadline
             explorers[1] = inner
             absx = AbstractExplorer(inner, no_wrap=opts.counters)

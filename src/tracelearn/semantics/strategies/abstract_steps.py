@@ -188,7 +188,8 @@ class AbstractExplorer:
             raise AbstractionUnsupported("a step from an abstract state does not end: a loop in it runs as often as "
                                          "an abstracted register says") from None
         except FilterError as e:  # from an abstract state: not a fact about the filter's runs
-            raise AbstractionUnsupported(f"from an abstract state: {e}") from None
+            raise AbstractionUnsupported(f"a step from an abstract state does not end within the bounds ({e}): "
+                                         "a loop in it may run as often as an abstracted register says") from None
         for st in found:
             out.extend(self._abstract(b, m, st))
         self._steps[b.key[:-1]] = out

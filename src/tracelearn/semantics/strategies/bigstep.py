@@ -180,6 +180,10 @@ class BigStepOptions:
     # counters (``ir.analysis.Counter``) one value above their constants in a boundary's
     # key (``StepExplorer``); off when one may wrap inside a step (``CounterMayWrap``)
     counters: bool = True
+    # outputs of one path of a big step, past which exploring it stops (None: no bound);
+    # from an abstract state (``abstract_steps``) a loop bounded by an abstracted
+    # register would otherwise run to the statement bound
+    max_outputs: int | None = None
 
 
 @dataclass
@@ -603,52 +607,64 @@ class StepExplorer:
 
     def _op(self, p: PathPoint, base, outs: tuple, kind: str, rel: int, b: Boundary,
             out: list[SymStep]) -> None:
-        """The stream operation ``p`` stands before, in a big step of ``kind``: ``rel`` is
-        how far back from ``w0`` the filter's consumption stands (the element ``tl_in``
-        reads is ``w<rel>``; -1: past ``w0``). An operation needing an element after
-        ``w0`` ends the step (at the end of the input, a read stops the filter and
-        ``tl_eof()`` is 1)."""
+        """Every path of a big step of ``kind`` from the stream operation ``p`` stands
+        before: ``rel`` is how far back from ``w0`` the filter's consumption stands (the
+        element ``tl_in`` reads is ``w<rel>``; -1: past ``w0``). Depth first, on a stack
+        rather than by recursion: a step may write thousands of outputs."""
+        todo: list[tuple[str, object, tuple, int]] = [("op", p, outs, rel)]
+        while todo:
+            what, x, outs, rel = todo.pop()
+            if what == "explore":  # the operations after a point, in the explorer's order
+                ends = list(self.explorer.explore(x, _is_stream_op))
+                todo.extend(("end", e, outs, rel) for e in reversed(ends))
+                continue
+            if what == "end":
+                end = x
+                if self.deadline is not None and time.perf_counter() > self.deadline:
+                    raise TimeoutError("time limit")  # a boundary's steps: up to seconds on a big filter
+                self._no_surprise([end])
+                if end.status == "infeasible":
+                    continue
+                self.paths += 1
+                assert end.point is not None or end.status == "exit"
+                if end.status == "exit":
+                    out.append(self._step(kind, self._guard(end.point, base), outs,
+                                          statements=end.point.statements if end.point is not None else None))
+                    continue
+                x = end.point
+            nxt = self._one_op(x, base, outs, kind, rel, b, out)
+            if nxt is not None:
+                todo.append(("explore", *nxt))
+
+    def _one_op(self, p: PathPoint, base, outs: tuple, kind: str, rel: int, b: Boundary,
+                out: list[SymStep]) -> tuple[PathPoint, tuple, int] | None:
+        """One stream operation: the point after it with the outputs and ``rel`` then (to
+        explore on), or None when it ends the step (appended to ``out``). An operation
+        needing an element after ``w0`` ends the step (at the end of the input, a read
+        stops the filter and ``tl_eof()`` is 1)."""
         call = _stmt(p)
         name = call.callee
         if name == "tl_out":
+            if self.opt.max_outputs is not None and len(outs) >= self.opt.max_outputs:
+                raise FilterError(f"a big step writes more than {self.opt.max_outputs:,} elements", call.loc)
             t = self._expand(self.explorer.call_args(p)[0].term, p)
-            self._walk(self.explorer.returned(p, None), base, outs + (t,), kind, rel, b, out)
-            return
+            return self.explorer.returned(p, None), outs + (t,), rel
         j = rel - (peek_offset(self._expand(self.explorer.call_args(p)[0].term, p), call.loc)
                    if name == "tl_peek" else 0)  # the window place the operation needs
         if kind == "end" and j <= 0:  # the place of the element that never came
             if name == "tl_eof":
-                self._walk(self.explorer.returned(p, SVal(z3.BitVecVal(1, OUT_BITS))), base, outs, kind, rel, b,
-                           out)
-            else:
-                out.append(self._step(kind, self._guard(p, base), outs, statements=p.statements))
-            return
+                return self.explorer.returned(p, SVal(z3.BitVecVal(1, OUT_BITS))), outs, rel
+            out.append(self._step(kind, self._guard(p, base), outs, statements=p.statements))
+            return None
         if j < 0:  # the filter meets the next element: the step ends here
             out.append(self._step(kind, self._guard(p, base), outs,
                                   self.boundary(p, min(b.defined + 1, self.k), rel + 1), p.statements))
-            return
+            return None
         if name == "tl_eof":
             value = z3.BitVecVal(0, OUT_BITS)
         else:
             value = z3.SignExt(OUT_BITS - self.element.bits, self.element.window(j))
-        self._walk(self.explorer.returned(p, SVal(value)), base, outs, kind, rel - (name == "tl_in"), b, out)
-
-    def _walk(self, point: PathPoint, base, outs: tuple, kind: str, rel: int, b: Boundary,
-              out: list[SymStep]) -> None:
-        """Depth first over the stream operations of one big step."""
-        for end in list(self.explorer.explore(point, _is_stream_op)):
-            if self.deadline is not None and time.perf_counter() > self.deadline:
-                raise TimeoutError("time limit")  # a boundary's steps: up to seconds on a big filter
-            self._no_surprise([end])
-            if end.status == "infeasible":
-                continue
-            self.paths += 1
-            assert end.point is not None or end.status == "exit"
-            if end.status == "exit":
-                out.append(self._step(kind, self._guard(end.point, base), outs,
-                                      statements=end.point.statements if end.point is not None else None))
-                continue
-            self._op(end.point, base, outs, kind, rel, b, out)
+        return self.explorer.returned(p, SVal(value)), outs, rel - (name == "tl_in")
 
     # ------------------------------------------------------------------ boundaries
 
