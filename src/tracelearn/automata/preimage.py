@@ -21,7 +21,7 @@ import z3
 from ..bvterm import TermFacts, window_vars
 from .symbolic_automaton import AutomatonMove, SymbolicAutomaton
 from .transducer import OUT_BITS, Transducer
-from .transducer_algebra import choices, end_choices
+from .transducer_algebra import choices, end_choices, shifted
 from ..querytime import remaining_ms
 from .transducer_paths import path_input, satisfiable, solver, undecided
 
@@ -98,7 +98,6 @@ def shortest_accepted(p: SymbolicAutomaton, max_nodes: int = 100_000, deadline: 
     confirmed the answer is unknown, never "empty"."""
     k = p.lookback
     res = Emptiness("unknown")
-    ws = [z3.BitVec(f"w{j}", p.bits) for j in range(k + 2)]
     facts = TermFacts()
     moved: dict[int, tuple[z3.BoolRef, z3.BoolRef | None]] = {}  # id -> (term, one place back or None)
 
@@ -106,8 +105,7 @@ def shortest_accepted(p: SymbolicAutomaton, max_nodes: int = 100_000, deadline: 
         hit = moved.get(c.get_id())
         if hit is None:  # (the entry keeps the term: its id is not reused)
             js = facts.places(c)
-            out = None if js and max(js) + 1 > k else \
-                z3.substitute(c, *[(ws[j], ws[j + 1]) for j in sorted(js, reverse=True)]) if js else c
+            out = None if js and max(js) + 1 > k else shifted(c)
             hit = moved[c.get_id()] = (c, out)
         return hit[1]
 

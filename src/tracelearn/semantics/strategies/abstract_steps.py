@@ -311,7 +311,8 @@ class AbstractExplorer:
         texts = tuple(sorted((name(k), self.inner._text(v.term)) for k, v in st.regs.items()))
         cursors, _, mem, held, defined = b.key
         inner_key = (cursors, texts, mem, held, defined)
-        reads = frozenset(j for _, t in texts + mem for j in _places(t)) | frozenset(range(1, held + 1))
+        terms = [v.term for v in st.regs.values()] + list(st.mem.values())
+        reads = frozenset(j for t in terms for j in self.facts.places(t)) | frozenset(range(1, held + 1))
         inner = Boundary(point, defined, inner_key, reads, held)
         return AbstractBoundary(point, defined, (inner_key[:-1], minterm, defined), reads, held, minterm, inner)
 
@@ -393,10 +394,6 @@ class AbstractExplorer:
 def _short(t: z3.ExprRef) -> str:
     text = predicate_text(t)
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _places(text: str) -> set[int]:
-    return {int(m) for m in re.findall(r"\bw(\d+)\b", text)}
 
 
 def weakest_precondition_atoms(path: list[AbstractStep]) -> list[z3.BoolRef]:
