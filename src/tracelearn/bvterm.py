@@ -215,3 +215,85 @@ def _build(e: z3.ExprRef, cache: Cache) -> Fn:  # noqa: C901 - one case per oper
             return (-r if x < 0 else r) & m
         return srem
     raise UnsupportedTerm(f"operator {e.decl().name()} is not supported in transducer terms")
+
+
+
+class FiniteValues:
+    """The values (unsigned) bit-vector terms can take whatever their variables, when
+    the variables are read only under conditions (``If(c, a, b)``: ``c`` any) and the
+    values are at most ``limit``; and the condition under which a term takes a value,
+    written through those conditions. A flag computed without a branch
+    (``st ^= (c == 7)``) is such a term: a filter state holding it is one of few
+    values, not the window. Memoised by AST id (each entry keeps its term)."""
+
+    def __init__(self, limit: int = 16) -> None:
+        self.limit = limit
+        self._memo: dict[int, tuple[z3.ExprRef, frozenset[int] | None]] = {}
+
+    def of(self, e: z3.ExprRef) -> frozenset[int] | None:
+        hit = self._memo.get(e.get_id())
+        if hit is None:
+            hit = (e, self._values(e))
+            self._memo[e.get_id()] = hit
+        return hit[1]
+
+    def _values(self, e: z3.ExprRef) -> frozenset[int] | None:
+        if z3.is_bv_value(e):
+            return frozenset({e.as_long()})
+        if not z3.is_bv(e) or e.num_args() == 0:
+            return None  # a variable
+        if z3.is_app_of(e, z3.Z3_OP_ITE):
+            a, b = self.of(e.arg(1)), self.of(e.arg(2))
+            return None if a is None or b is None or len(a | b) > self.limit else a | b
+        vals = set()
+        for combo in self._combos(e) or [None]:
+            if combo is None:
+                return None
+            vals.add(combo[1])
+            if len(vals) > self.limit:
+                return None
+        return frozenset(vals)
+
+    def _combos(self, e: z3.ExprRef) -> list[tuple[tuple[int, ...], int]] | None:
+        """Each combination of the values of ``e``'s arguments with ``e``'s value then."""
+        kids = e.children()
+        if any(not z3.is_bv(x) for x in kids):
+            return None
+        sets = [self.of(x) for x in kids]
+        if any(k is None for k in sets):
+            return None
+        combos: list[tuple[int, ...]] = [()]
+        for k in sets:
+            combos = [c + (v,) for c in combos for v in sorted(k)]  # type: ignore[arg-type]
+            if len(combos) > self.limit * self.limit:
+                return None
+        out = []
+        for c in combos:
+            v = z3.simplify(e.decl()(*[z3.BitVecVal(x, k.size()) for x, k in zip(c, kids)]))
+            if not z3.is_bv_value(v):
+                return None
+            out.append((c, v.as_long()))
+        return out
+
+    def condition(self, e: z3.ExprRef, v: int) -> z3.BoolRef:
+        """``e == v`` through the conditions ``e`` chooses by: ``If(c, 1, 0) == 1`` is
+        ``c``, ``(If(c, 1, 0) + m) % 3 == 2`` a disjunction of such."""
+        if z3.is_bv_value(e):
+            return z3.BoolVal(e.as_long() == v)
+        if self.of(e) is None:
+            return e == z3.BitVecVal(v, e.size())
+        if v not in self.of(e):  # type: ignore[operator]
+            return z3.BoolVal(False)
+        if z3.is_app_of(e, z3.Z3_OP_ITE):
+            c, a, b = e.arg(0), self.condition(e.arg(1), v), self.condition(e.arg(2), v)
+            if z3.is_true(a) and z3.is_false(b):
+                return c
+            if z3.is_false(a) and z3.is_true(b):
+                return z3.Not(c)
+            return z3.Or(z3.And(c, a), z3.And(z3.Not(c), b))
+        if len(self.of(e)) == 1:  # type: ignore[arg-type]
+            return z3.BoolVal(True)
+        combos = self._combos(e)
+        assert combos is not None  # (the values are known)
+        kids = e.children()
+        return z3.Or([z3.And([self.condition(k, x) for k, x in zip(kids, c)]) for c, r in combos if r == v])

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 import time
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -37,10 +38,10 @@ import z3
 from ...errors import TracelearnError, UnsupportedError
 from ...ir.analysis import Counter, counters, live_locals
 from ...ir.expr import Const, Reg
-from ...ir.program import Call, Program, SourceLoc
+from ...ir.program import Call, Procedure, Program, SourceLoc
 from ...ir.types import IntType
-from ...bvterm import TermFacts, window_vars
-from ...z3dag import all_of, names as term_names, substitute
+from ...bvterm import FiniteValues, TermFacts, window_vars
+from ...z3dag import all_of, names as term_names, signed, substitute
 from .. import symexpr as S
 from ..symbolic import SemanticsOptions, SymbolicSemantics
 from ..symstate import SVal
@@ -216,6 +217,8 @@ class FilterRunner:
         self._node = None  # the solver frame the run is at (for reading terms back)
         self.runs = 0
         self.statements = 0
+        self._liveness: dict[str, dict[tuple[int, int], frozenset[str]]] = {}
+        self._finite = FiniteValues(MAX_FLAG_CASES)  # the few values of flags (``flags``)
 
     def run(self, values: list[int]) -> StreamRun:
         """The filter on input ``values``, cut into big steps."""
@@ -267,6 +270,8 @@ class FilterRunner:
             at = r.pos + (peek_offset(self._expand(self.explorer.call_args(point)[0].term), call.loc)
                           if name == "tl_peek" else 0)
             while r.met < at and r.met < r.n:  # the filter meets element met + 1: a new big step
+                if r.met >= 0:
+                    self._fix_flags(point, r)
                 close_step()
                 r.met += 1
                 if r.met < r.n:
@@ -301,6 +306,34 @@ class FilterRunner:
         return StreamRun(tuple(initial), steps, final, initial + concrete, how, lookback, self.statements)
 
     # ------------------------------------------------------------------ helpers
+
+    def _fix_flags(self, point: PathPoint, r: _Run) -> None:
+        """The flags of the state (``flags``) set to their values on this input, each
+        value a condition of the step that ends here, as ``StepExplorer`` splits it."""
+        def reads(t: z3.ExprRef) -> bool:
+            return any(n.startswith("in!") for n in term_names(t))
+
+        found = flags(point, alive_registers(point, self._live), self._expand, reads, self._finite)
+        if not found or flag_cases(found, self._finite) is None:
+            return
+        regs = dict(point.state.regs)
+        s = z3.Solver()
+        s.set("timeout", 10_000)
+        s.add(*r.guard)
+        for key, t, _ in found:
+            v = self._concrete(t, r)
+            c = S.fold_sign_ext(simp(self._finite.condition(t, v & ((1 << t.size()) - 1))))
+            if s.check(z3.Not(c)) != z3.unsat:  # (not decided by the path already)
+                r.guard.append(c)
+                s.add(c)
+            regs[key] = SVal(z3.BitVecVal(v, t.size()), regs[key].pts)
+        point.state = point.state.copy()
+        point.state.regs = regs
+
+    def _live(self, proc: Procedure) -> dict[tuple[int, int], frozenset[str]]:
+        if proc.name not in self._liveness:
+            self._liveness[proc.name] = live_locals(proc)
+        return self._liveness[proc.name]
 
     def _expand(self, t: z3.ExprRef) -> z3.ExprRef:
         """``t`` over the input symbols (and constants) only."""
@@ -406,6 +439,69 @@ def _stmt(point: PathPoint) -> Call:
     s = c.frame.proc.blocks[c.block].stmts[c.index]
     assert isinstance(s, Call)
     return s
+
+
+def alive_registers(p: PathPoint, live_of: Callable[[Procedure], dict[tuple[int, int], frozenset[str]]]
+                    ) -> dict[int, frozenset[str]]:
+    """The registers each activation of ``p`` may still read, by frame id (a dead one
+    holds an old element, ever older: it would make every boundary new)."""
+    alive: dict[int, frozenset[str]] = {}
+    for depth, c in enumerate(p.stack):
+        names = live_of(c.frame.proc).get((c.block, c.index), frozenset())
+        if depth + 1 < len(p.stack):
+            pending = p.stack[depth + 1].call
+            if pending is not None and isinstance(pending.lhs, Reg):
+                names = names - {pending.lhs.name}  # the call's result will overwrite it
+        alive[c.frame.fid] = names
+    return alive
+
+
+# At most this many values of a step's flags together split it, each at most this
+# far from 0 (``flags``)
+MAX_FLAG_CASES = 16
+MAX_FLAG_VALUE = 255
+
+
+def flags(p: PathPoint, alive: dict[int, frozenset[str]], expand: Callable[[z3.ExprRef], z3.ExprRef],
+          reads: Callable[[z3.ExprRef], bool], finite: FiniteValues) -> list[tuple[str, z3.ExprRef, list[int]]]:
+    """The flags of ``p``'s state: live registers (a global's too) whose term reads
+    the input (``reads``) and takes few values whatever the input (``finite_values``):
+    ``st ^= (c == 7)`` keeps the parity of every 7 so far, a term reading the whole
+    input, but it is 0 or 1. A big step ending at ``p`` is split by their values (a
+    case split: the same paths, each with one more condition), so the next state holds
+    a value, not the input's past, and the filter is in the class as its branching
+    twin (``if (c == 7) st = !st;``) is. Only small values (``MAX_FLAG_VALUE``): a
+    register splitting into ever new values (``h = h * 31 + (c == 'a')``) would make
+    every state new. Each: (register key, its term, its values)."""
+    out = []
+    for key, v in p.state.regs.items():
+        if not key.startswith("@"):
+            fid, _, name = key.partition(":")
+            if name not in alive.get(int(fid), frozenset()):
+                continue
+        if not z3.is_bv(v.term) or z3.is_bv_value(v.term):
+            continue
+        t = expand(v.term)
+        if not reads(t):
+            continue
+        vals = finite.of(t)
+        if vals is not None and len(vals) > 1 and all(abs(signed(x, t.size())) <= MAX_FLAG_VALUE for x in vals):
+            out.append((key, t, sorted(vals)))
+    return out
+
+
+def flag_cases(found: list[tuple[str, z3.ExprRef, list[int]]], finite: FiniteValues
+               ) -> list[tuple[tuple[z3.BoolRef, ...], dict[str, int]]] | None:
+    """Every combination of the flags' values: its conditions (through the conditions
+    the flags choose by: ``If(c, 1, 0) == 1`` is ``c``) and the values (None: more than
+    ``MAX_FLAG_CASES``, the state then holds the terms)."""
+    cases: list[tuple[tuple[z3.BoolRef, ...], dict[str, int]]] = [((), {})]
+    for key, t, vals in found:
+        cases = [(c + (S.fold_sign_ext(simp(finite.condition(t, v))),), {**f, key: v})
+                 for c, f in cases for v in vals]
+        if len(cases) > MAX_FLAG_CASES:
+            return None
+    return cases
 
 
 def _is_stream_op(s: object) -> bool:
@@ -516,6 +612,7 @@ class StepExplorer:
         self.root: PathPoint | None = None
         self.paths = 0
         self._liveness: dict[str, dict[tuple[int, int], frozenset[str]]] = {}
+        self._finite = FiniteValues(MAX_FLAG_CASES)  # the few values of flags (``flags``)
         # what was found already: boundaries with one key have the same steps (the
         # filter is deterministic; steps are over the window), whichever conjecture
         # state or window predicates the oracle meets them with, in whichever round
@@ -657,8 +754,10 @@ class StepExplorer:
             out.append(self._step(kind, self._guard(p, base), outs, statements=p.statements))
             return None
         if j < 0:  # the filter meets the next element: the step ends here
-            out.append(self._step(kind, self._guard(p, base), outs,
-                                  self.boundary(p, min(b.defined + 1, self.k), rel + 1), p.statements))
+            guard = self._guard(p, base)
+            for extra, fixed in self._cases(p, guard):
+                out.append(self._step(kind, guard + extra, outs,
+                                      self.boundary(p, min(b.defined + 1, self.k), rel + 1, fixed), p.statements))
             return None
         if name == "tl_eof":
             value = z3.BitVecVal(0, OUT_BITS)
@@ -668,10 +767,12 @@ class StepExplorer:
 
     # ------------------------------------------------------------------ boundaries
 
-    def boundary(self, p: PathPoint, defined: int, held: int = 0) -> Boundary:
+    def boundary(self, p: PathPoint, defined: int, held: int = 0, fixed: dict[str, int] | None = None) -> Boundary:
         """``p`` read back over the inputs, the window shifted by one (the element met
         becomes ``w1``), dead frames dropped; its point starts from the root frame.
-        ``held``: the elements met and not consumed (``Boundary.held``)."""
+        ``held``: the elements met and not consumed (``Boundary.held``); ``fixed``: the
+        registers (keys of ``State.regs``) given a value instead (``_cases``)."""
+        fixed = fixed or {}
         el = self.element
         st = p.state.copy()
         live = {c.frame.fid: depth for depth, c in enumerate(p.stack)}
@@ -696,22 +797,15 @@ class StepExplorer:
             self._closed[t.get_id()] = (t, r if closed else None, closed)  # t kept: its id is not reused
             return r
 
-        # the registers each activation may still read (a dead one holds an old
-        # element, ever older: it would make every boundary new)
-        alive: dict[int, frozenset[str]] = {}
-        for depth, c in enumerate(p.stack):
-            names = self._live(c.frame.proc).get((c.block, c.index), frozenset())
-            if depth + 1 < len(p.stack):
-                pending = p.stack[depth + 1].call
-                if pending is not None and isinstance(pending.lhs, Reg):
-                    names = names - {pending.lhs.name}  # the call's result will overwrite it
-            alive[c.frame.fid] = names
+        alive = alive_registers(p, self._live)
         regs: dict[str, SVal] = {}
         key_regs = []
         for key, v in st.regs.items():
             fid, _, name = key.partition(":") if not key.startswith("@") else ("@", "", key)
             if fid != "@" and (int(fid) not in live or name not in alive[int(fid)]):
                 continue
+            if key in fixed:  # one of the few values of a flag (``_cases``)
+                v = SVal(z3.BitVecVal(fixed[key], v.term.size()), v.pts)
             term = reread(v.term)
             regs[key] = SVal(term, v.pts)
             text = self._counted(p.stack[live[int(fid)]].frame.proc, name, term) if fid != "@" else None
@@ -732,6 +826,26 @@ class StepExplorer:
         key = (cursors, tuple(sorted(key_regs)), tuple(sorted(key_mem)), held, defined)
         reads = frozenset(int(m) for _, text in key_regs + key_mem for m in re.findall(r"\bw(\d+)\b", text))
         return Boundary(point, defined, key, reads | frozenset(range(1, held + 1)), held)
+
+    def _cases(self, p: PathPoint, guard: tuple[z3.BoolRef, ...]
+               ) -> list[tuple[tuple[z3.BoolRef, ...], dict[str, int]]]:
+        """The feasible cases of the flags of ``p``'s state (``flags``): each case's
+        conditions (over the window before the shift) and the flags' values; one case
+        without conditions when there are none."""
+        found = flags(p, alive_registers(p, self._live), lambda t: self._expand(t, p),
+                      lambda t: bool(self.facts.places(t)), self._finite)
+        cases = flag_cases(found, self._finite) if found else None
+        if cases is None:
+            return [((), {})]
+        s = z3.Solver()
+        s.set("timeout", 10_000)
+        s.add(*guard)
+        # (an undecided case is kept: its condition is still exact, the walk and the
+        # oracle never take a step no input satisfies)
+        feasible = [(c, f) for c, f in cases if s.check(*c) != z3.unsat]
+        if len(feasible) == 1:  # the path decided the flags: their conditions say nothing more
+            return [((), feasible[0][1])]
+        return feasible
 
     # ------------------------------------------------------------------ counters
 

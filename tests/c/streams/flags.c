@@ -1,0 +1,62 @@
+#include <tracelearn.h>
+
+/* Flags computed without a branch: the state is one of few values, though its term
+   reads every element so far. Each has a branching twin in the class. */
+
+void toggle(void) {
+  int st = 0;
+  for (;;) {
+    int c = tl_in();
+    st ^= (c == 7);
+    if (st) tl_out(c); else tl_out(0);
+  }
+}
+
+void toggle_branching(void) {
+  int st = 0;
+  for (;;) {
+    int c = tl_in();
+    if (c == 7) st = !st;
+    if (st) tl_out(c); else tl_out(0);
+  }
+}
+
+/* the flag is written out: data, still one of two values */
+void parity_out(void) {
+  int st = 0;
+  for (;;) {
+    int c = tl_in();
+    st ^= (c < 0);
+    tl_out(st);
+  }
+}
+
+void mod3(void) {
+  int m = 0;
+  for (;;) {
+    int c = tl_in();
+    m = (m + (c == 'x')) % 3;
+    tl_out(m == 2 ? '*' : c);
+  }
+}
+
+int escaped;
+
+void global_flag(void) {
+  for (;;) {
+    int c = tl_in();
+    escaped = escaped ^ (c == '\\');
+    tl_out(escaped ? c : '.');
+  }
+}
+
+/* h takes ever new values: no finite split; its low bit is the parity of the a's, but
+   the state holds h, whose term grows with the input */
+void many_values(void) {
+  unsigned h = 0;
+  for (;;) {
+    int c = tl_in();
+    h = h * 31 + (c == 'a');
+    tl_out(h & 1);
+  }
+}
