@@ -388,6 +388,15 @@ class TermPrinter:
         simple = z3.is_const(e) or z3.is_bv_value(e) or z3.is_app_of(e, z3.Z3_OP_SIGN_EXT) and z3.is_const(e.arg(0))
         return s if simple else f"({s})"
 
+    def _unsigned(self, e: z3.ExprRef) -> str:
+        """``e`` zero-extended: implicit, as C's promotions are, but its constants (the
+        1-bit values of a flag's ``If``, say) read unsigned."""
+        if z3.is_bv_value(e):
+            return str(e.as_long())
+        if z3.is_app_of(e, z3.Z3_OP_ITE):
+            return f"({self.text(e.arg(0))} ? {self._unsigned(e.arg(1))} : {self._unsigned(e.arg(2))})"
+        return self.text(e)
+
     def _render(self, e: z3.ExprRef) -> str:  # noqa: C901
         if z3.is_true(e):
             return "true"
@@ -402,8 +411,10 @@ class TermPrinter:
                 return "x" if n == "w0" else f"x[-{n[1:]}]"
             return n
         ch = e.children()
-        if k in (z3.Z3_OP_SIGN_EXT, z3.Z3_OP_ZERO_EXT):
+        if k == z3.Z3_OP_SIGN_EXT:
             return self.text(ch[0])
+        if k == z3.Z3_OP_ZERO_EXT:
+            return self._unsigned(ch[0])
         if k == z3.Z3_OP_NOT:
             a = ch[0]
             if z3.is_app_of(a, z3.Z3_OP_EQ):
@@ -419,6 +430,10 @@ class TermPrinter:
                     return f"{self.atom(a)} - {self.atom(b.arg(1))}"
         if k == z3.Z3_OP_BMUL and len(ch) == 2 and z3.is_bv_value(ch[0]) and signed(ch[0].as_long(), ch[0].size()) == -1:
             return f"-{self.atom(ch[1])}"
+        if k == z3.Z3_OP_EQ:
+            sign = _sign_test(ch[0], ch[1]) or _sign_test(ch[1], ch[0])
+            if sign is not None:  # a sign bit (``drop_implied_bits`` leaves them): x[7:7] == 0
+                return f"{self.atom(sign[0])} {sign[1]} 0"
         if k in _COMPARE:
             return f" {_BIN[k]} ".join(self.operand(c) for c in ch)
         if k in _BIN:
@@ -428,7 +443,30 @@ class TermPrinter:
         if k == z3.Z3_OP_EXTRACT:
             hi, lo = e.params()
             return f"{self.atom(ch[0])}[{hi}:{lo}]"
+        if k == z3.Z3_OP_CONCAT:
+            if len(ch) == 2 and z3.is_bv_value(ch[0]) and ch[0].as_long() == 0:
+                return self._unsigned(ch[1])  # a zero extension
+            def low(c: z3.ExprRef) -> str:  # (a part below another: its bits, unsigned)
+                return str(c.as_long()) if z3.is_bv_value(c) else f"({self.atom(c)} & {(1 << c.size()) - 1})"
+
+            out, width = low(ch[-1]), ch[-1].size()
+            for c in reversed(ch[:-1]):
+                top = self.atom(c) if c is ch[0] else low(c)
+                out, width = f"({top} << {width}) | {out}", width + c.size()
+            return out
         return str(e)
+
+
+def _sign_test(a: z3.ExprRef, b: z3.ExprRef) -> tuple[z3.ExprRef, str] | None:
+    """``a == b`` as a sign test when ``a`` is a term's top bit and ``b`` 0 or 1: the term
+    and ``>=`` or ``<``."""
+    if not (z3.is_app_of(a, z3.Z3_OP_EXTRACT) and z3.is_bv_value(b)):
+        return None
+    hi, lo = a.params()
+    t = a.arg(0)
+    if hi != lo or hi != t.size() - 1:
+        return None
+    return t, ">=" if b.as_long() == 0 else "<"
 
 
 

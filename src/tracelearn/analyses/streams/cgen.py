@@ -99,10 +99,10 @@ def _odd(e: z3.ExprRef, a: list[str], var: dict[str, str]) -> str:  # noqa: C901
     w = e.size()
     m = (1 << w) - 1
     ch = e.children()
+    if z3.is_bv_value(e):  # (a wide one: the zeros a concatenation extends with, say)
+        return f"({e.as_long()})" if w <= 30 else f"({e.as_long()}ULL)"
     if w > 30:
         raise UnsupportedTerm(f"a {w}-bit term has no C type here")
-    if z3.is_bv_value(e):
-        return f"({e.as_long()})"
     if k == z3.Z3_OP_EXTRACT:
         hi, lo = e.params()
         return f"((int)((({_ut(ch[0].size())}){a[0]} >> {lo}) & {m}u))"
