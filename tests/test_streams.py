@@ -214,6 +214,17 @@ def test_a_flag_computed_without_a_branch_is_a_state(function: str, states: int,
     _agree_with_gcc(str(STREAMS / "flags.c"), function, r.transducer, consts=consts)
 
 
+@pytest.mark.parametrize("function, states", [("toggle", 2), ("mod3", 3)])
+def test_the_abstraction_splits_a_window_term_of_few_values_beside_a_symbol(function: str, states: int):
+    """From an abstract state, ``st ^ If(c == 7, 1, 0) != 0`` reads the symbol and the
+    window: dropped, the abstraction could not be refined (no predicate over st alone,
+    the answer unknown). Split by the If's values, the guard keeps ``c == 7`` and the
+    refinement finds predicates over st."""
+    r, path = _learn("flags.c", function, oracle="abstraction", timeout=60)
+    assert r.complete and r.transducer.states == states and r.stats()["predicates"] >= 1, r.reason
+    _agree(path, function, r.transducer, consts=(7, 120, 0))[0].close()
+
+
 def test_a_branchless_flag_learns_the_machine_of_its_branching_twin():
     a, _ = _learn("flags.c", "toggle")
     b, _ = _learn("flags.c", "toggle_branching")

@@ -9,8 +9,9 @@ a fresh symbol ``ctl!<depth>:<name>``, known only through which predicates of ``
 hold of it: the boundary's *minterm*. A big step explored from there has a condition
 over the window and those symbols; the abstract steps are its paths that some value
 of the minterm allows, one per minterm the registers' new values may satisfy after it.
-Their guards keep the conditions over the window alone (a condition that reads both a
-symbol and the window is dropped: a weaker guard, still an over-approximation). So
+Their guards keep the conditions over the window alone (a path whose condition reads a
+symbol beside a window term of few values is first split by that term's values; a
+condition that still reads both is dropped: a weaker guard, still an over-approximation). So
 every run of the filter is a run of the abstraction writing the same outputs, and an
 abstraction that agrees with a conjecture proves it.
 
@@ -36,7 +37,8 @@ from ...errors import UnsupportedError
 from ...querytime import remaining_ms
 from ...ir.analysis import Counter, counters, data_registers
 from ...z3dag import all_of, conjuncts, names as term_names
-from .bigstep import Boundary, FilterError, StepExplorer, SymStep
+from ...bvterm import FiniteValues
+from .bigstep import MAX_FLAG_CASES, Boundary, FilterError, StepExplorer, SymStep
 
 CTL = "ctl!"
 
@@ -120,6 +122,7 @@ class AbstractExplorer:
         self.grows: dict[str, tuple[Counter, int]] = {}
         self.cut: set[str] = set()
         self.deadline: float | None = None
+        self._finite = FiniteValues(MAX_FLAG_CASES)  # window terms of few values (``_split``)
 
     @property
     def k(self) -> int:
@@ -197,28 +200,78 @@ class AbstractExplorer:
 
     def _abstract(self, b: AbstractBoundary, m: z3.BoolRef, st: SymStep) -> list[AbstractStep]:
         """The abstract steps of one path: none if no value of the minterm takes it; else
-        one per minterm the symbols' new values can satisfy."""
-        guard = tuple(c for c in conjuncts(st.cond) if not is_control(c))
+        one per minterm the symbols' new values can satisfy (for each case of
+        ``_split``)."""
         for o in st.outputs:
             if is_control(o):
                 raise AbstractionUnsupported(f"an output depends on an abstracted register ({o})")
-        cond = all_of(list(guard))
-        if st.next is None:
-            if not self._sat([m, st.cond]):
-                return []
-            return [AbstractStep(st.kind, cond, st.outputs, None, guard, st.statements, st.cond, {}, b)]
-        regs, post = self._abstracted(st.next)
-        shift = [(self.element.window(j), self.element.window(j + 1)) for j in range(self.k + 1)]
-        moved = z3.substitute(st.cond, *shift)
-        nowrap = self._no_wrap(post)
-        for sym, c in nowrap.items():
-            # the bound is needed only where the assumption leaves a path out
-            if sym not in self.cut and self._sat([m, moved, z3.Not(c)]):
-                self.cut.add(sym)
+        regs, post = self._abstracted(st.next) if st.next is not None else ({}, {})
         out = []
-        for mt in self._successors([m, moved, *nowrap.values()], post):
-            nxt = self._make(st.next, regs, mt)
-            out.append(AbstractStep(st.kind, cond, st.outputs, nxt, guard, st.statements, st.cond, post, b))
+        for full, post in self._split(st.cond, post):
+            guard = tuple(c for c in conjuncts(full) if not is_control(c))
+            cond = all_of(list(guard))
+            if st.next is None:
+                if self._sat([m, full]):
+                    out.append(AbstractStep(st.kind, cond, st.outputs, None, guard, st.statements, full, {}, b))
+                continue
+            shift = [(self.element.window(j), self.element.window(j + 1)) for j in range(self.k + 1)]
+            moved = z3.substitute(full, *shift)
+            nowrap = self._no_wrap(post)
+            for sym, c in nowrap.items():
+                # the bound is needed only where the assumption leaves a path out
+                if sym not in self.cut and self._sat([m, moved, z3.Not(c)]):
+                    self.cut.add(sym)
+            for mt in self._successors([m, moved, *nowrap.values()], post):
+                nxt = self._make(st.next, regs, mt)
+                out.append(AbstractStep(st.kind, cond, st.outputs, nxt, guard, st.statements, full, post, b))
+        return out
+
+    def _split(self, cond: z3.BoolRef, post: dict[str, z3.ExprRef]
+               ) -> list[tuple[z3.BoolRef, dict[str, z3.ExprRef]]]:
+        """The path's condition and the symbols' new values, split by the values of the
+        window terms of few values that meet a symbol in them (``ctl ^ If(w0 == 7, 1,
+        0) != 0``: the term is 0 or 1): each case has the window's condition for its
+        values and those values put in, so a condition that read both a symbol and the
+        window reads one or the other (a guard kept, a predicate the refinement can
+        find), as the branching twin ``if (c == 7) st = !st;`` gives. One case, the path
+        itself, where there are none (or too many)."""
+        el = self.element
+        mixed = [c for c in conjuncts(cond) if _mixed(c)]
+        late = [v for v in post.values() if _mixed(v)]
+        if not mixed and not late:
+            return [(cond, post)]
+        unshift = [(el.window(j + 1), el.window(j)) for j in range(self.k + 1)]
+        mixed += [z3.substitute(v, *unshift) for v in late]
+        found: dict[int, tuple[z3.ExprRef, frozenset[int]]] = {}
+        seen: set[int] = set()
+        todo = list(mixed)
+        while todo:
+            t = todo.pop()
+            if t.get_id() in seen:
+                continue
+            seen.add(t.get_id())
+            if is_control(t):
+                todo.extend(t.children())
+            elif z3.is_bv(t) and _reads_window(t):
+                vals = self._finite.of(t)
+                if vals is not None and len(vals) > 1:
+                    found[t.get_id()] = (t, vals)
+        cases: list[list[tuple[z3.ExprRef, int]]] = [[]]
+        for t, vals in found.values():
+            cases = [c + [(t, v)] for c in cases for v in sorted(vals)]
+            if len(cases) > MAX_FLAG_CASES:
+                return [(cond, post)]
+        if not found:
+            return [(cond, post)]
+        shift = [(el.window(j), el.window(j + 1)) for j in range(self.k + 1)]
+        out = []
+        for case in cases:
+            pairs = [(t, z3.BitVecVal(v, t.size())) for t, v in case]
+            moved = [(z3.substitute(t, *shift), u) for t, u in pairs]
+            full = z3.simplify(z3.And(z3.substitute(cond, *pairs), *[self._finite.condition(t, v) for t, v in case]))
+            if z3.is_false(full):
+                continue
+            out.append((full, {k: z3.simplify(z3.substitute(v, *moved)) for k, v in post.items()}))
         return out
 
     def _successors(self, facts: list[z3.BoolRef], post: dict[str, z3.ExprRef]) -> list[tuple[bool, ...]]:
@@ -413,6 +466,12 @@ def weakest_precondition_atoms(path: list[AbstractStep]) -> list[z3.BoolRef]:
                 carried.append(a)
                 found.setdefault(a.sexpr(), a)
     return list(found.values())
+
+
+def _mixed(t: z3.ExprRef) -> bool:
+    """Does ``t`` read both a symbol and the window (one walk of its names)?"""
+    ns = term_names(t)
+    return any(n.startswith(CTL) for n in ns) and any(n.startswith("w") and n[1:].isdigit() for n in ns)
 
 
 def _reads_window(a: z3.ExprRef) -> bool:
