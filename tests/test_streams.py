@@ -610,6 +610,7 @@ def _equivalent(a: z3.ExprRef, b: z3.ExprRef) -> bool:
     ("escape.c", "html_escape"), ("codecs.c", "base64_encode"), ("codecs.c", "utf8_encode"),
     ("held.c", "equals_not_last"), ("held.c", "pairs_escaped"), ("diff.c", "diff_encode"), ("delay.c", "delay"),
     ("lookahead.c", "ab_to_x"), ("lookahead.c", "two_on"), ("lookahead.c", "pair_sums"),
+    ("flags.c", "toggle"), ("flags.c", "mod3"), ("flags.c", "parity_out"), ("flags.c", "global_flag"),
 ])
 def test_walks_over_the_explored_steps_answer_as_concolic_runs(name, function):
     """The table's runs walk the big steps the explorer found (its conditions evaluated
@@ -623,7 +624,7 @@ def test_walks_over_the_explored_steps_answer_as_concolic_runs(name, function):
     explorers: dict[int, StepExplorer] = {}
     walker = StepWalker(lambda k: explorers.setdefault(k, StepExplorer(prog, function, el, k)), 1, 8)
     rng = random.Random(5)
-    pool = [0, 10, 13, 34, 38, 60, 61, 62, 65, 97, 98, 47]
+    pool = [0, 10, 13, 34, 38, 60, 61, 62, 65, 97, 98, 47, 7, 120, 92]
     for _ in range(40):
         v = [rng.choice(pool) if rng.random() < 0.5 else rng.randint(-128, 127) for _ in range(rng.randint(0, 9))]
         a, b = runner.run(v), walker.run(v)
