@@ -465,7 +465,7 @@ MAX_FLAG_VALUE = 255
 def flags(p: PathPoint, alive: dict[int, frozenset[str]], expand: Callable[[z3.ExprRef], z3.ExprRef],
           reads: Callable[[z3.ExprRef], bool], finite: FiniteValues) -> list[tuple[str, z3.ExprRef, list[int]]]:
     """The flags of ``p``'s state: live registers (a global's too) whose term reads
-    the input (``reads``) and takes few values whatever the input (``finite_values``):
+    the input (``reads``) and takes few values whatever the input (``FiniteValues``):
     ``st ^= (c == 7)`` keeps the parity of every 7 so far, a term reading the whole
     input, but it is 0 or 1. A big step ending at ``p`` is split by their values (a
     case split: the same paths, each with one more condition), so the next state holds
@@ -479,8 +479,8 @@ def flags(p: PathPoint, alive: dict[int, frozenset[str]], expand: Callable[[z3.E
             fid, _, name = key.partition(":")
             if name not in alive.get(int(fid), frozenset()):
                 continue
-        if not z3.is_bv(v.term) or z3.is_bv_value(v.term):
-            continue
+        if v.pts or not z3.is_bv(v.term) or z3.is_bv_value(v.term):
+            continue  # (a pointer is left as it was: its objects, not its few values, matter)
         t = expand(v.term)
         if not reads(t):
             continue
