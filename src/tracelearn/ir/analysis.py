@@ -81,7 +81,8 @@ _COMPARISONS = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
 @dataclass(frozen=True)
 class Counter:
     """A local integer register that is only set to constants, increased by positive
-    constants and compared with constants in branch conditions. Every value above
+    constants (or by a comparison, 0 or 1) and compared with constants in branch
+    conditions. Every value above
     ``above`` takes the same branches, so two states that differ only in such values
     have the same futures, until the counter passes its type's ``maximum`` and wraps."""
 
@@ -123,16 +124,28 @@ def counters(proc: Procedure) -> dict[str, Counter]:
             return None
         return e.name if isinstance(e, Reg) and e.name in cand else None
 
+    def comparison(e: Expr) -> bool:  # 0 or 1 (through casts)
+        while isinstance(e, Cast) and isinstance(e.type, IntType):
+            e = e.a
+        return isinstance(e, Binary) and e.op in _COMPARISONS
+
     def increment_of(e: Expr, r: str) -> int:
-        # the positive constant r is increased by (wrapped back into r's type), else 0
+        # the positive constant r is increased by (wrapped back into r's type), else 0; a
+        # comparison (0 or 1: ``n += (c == 'a')``, a count without a branch) counts as 1
         if isinstance(e, Cast) and e.type == cand[r].type:
             e = e.a
         if not (isinstance(e, Binary) and e.op == "add" and isinstance(e.type, IntType)):
             return 0
-        x, c = (e.a, e.b) if isinstance(e.b, Const) else (e.b, e.a)
-        ok = isinstance(c, Const) and c.type == e.type and c.value > 0 and counter_read(x) == r \
-            and e.type.width >= cand[r].type.width
-        return int(c.value) if ok else 0
+        if e.type.width < cand[r].type.width:
+            return 0
+        for x, c in ((e.a, e.b), (e.b, e.a)):
+            if counter_read(x) != r:
+                continue
+            if isinstance(c, Const) and c.type == e.type and c.value > 0:
+                return int(c.value)
+            if comparison(c):
+                return 1
+        return 0
 
     for b in proc.blocks:
         for s in b.stmts:

@@ -60,3 +60,23 @@ void many_values(void) {
     tl_out(h & 1);
   }
 }
+
+/* a count without a branch: a counter increased by a comparison, one value above 3 */
+void count_a(void) {
+  int n = 0;
+  for (;;) {
+    int c = tl_in();
+    n += (c == 'a');
+    tl_out(n > 3 ? '!' : c);
+  }
+}
+
+void count_a_branching(void) {
+  int n = 0;
+  for (;;) {
+    int c = tl_in();
+    if (c == 'a')
+      n++;
+    tl_out(n > 3 ? '!' : c);
+  }
+}
