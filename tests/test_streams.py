@@ -232,6 +232,20 @@ def test_a_branchless_flag_learns_the_machine_of_its_branching_twin():
     assert equivalence(a.transducer, b.transducer).status == "equal"
 
 
+@pytest.mark.parametrize("oracle", ["boundaries", "abstraction"])
+def test_a_count_without_a_branch_is_a_counter(oracle: str):
+    """``n += (c == 'a')`` increases n by a comparison (0 or 1): a counter, as its
+    branching twin's ``n++`` is, so its values above 3 are one state, and the result is
+    the twin's: five states, exact until n could wrap (it was a chain of ever new states,
+    no answer after 50 rounds)."""
+    a, path = _learn("flags.c", "count_a", oracle=oracle, timeout=60)
+    b, _ = _learn("flags.c", "count_a_branching", oracle=oracle, timeout=60)
+    assert a.exact_up_to == b.exact_up_to and a.exact_up_to is not None and a.exact_up_to > 2 ** 30, a.reason
+    assert a.transducer.states == b.transducer.states == 5
+    assert equivalence(a.transducer, b.transducer).status == "equal"
+    _agree(path, "count_a", a.transducer, consts=(97, 0))[0].close()
+
+
 def test_a_register_taking_ever_new_values_is_still_outside_the_class():
     with pytest.raises(FilterError, match="grows with the input"):
         _learn("flags.c", "many_values", timeout=60)
@@ -881,6 +895,39 @@ def test_character_literal_text():
     vals = [z3.BitVecVal(v, 32) for v in (ord("a"), ord('"'), 0)]
     assert outputs_text(vals, chars=True) == '"a\\"\\0"'
     assert outputs_text(vals, chars=False) == "97, 34, 0"
+
+
+def test_finite_values_and_their_conditions_agree_with_z3():
+    """``FiniteValues``: the values of flag terms, the condition for each value and the
+    comparisons of flags rewritten through their conditions, each checked against z3's
+    evaluation on every value of two 8-bit window elements (a grid)."""
+    from tracelearn.bvterm import FiniteValues
+    w0, w1 = z3.BitVecs("w0 w1", 8)
+    one, zero = z3.BitVecVal(1, 32), z3.BitVecVal(0, 32)
+    f0, f1 = z3.If(z3.SignExt(24, w0) == 7, one, zero), z3.If(w1 < 0, one, zero)
+    terms = [f0 ^ f1, z3.URem(f0 + f1 + 1, 3), z3.Concat(z3.BitVecVal(0, 31), z3.Extract(0, 0, f0 | f1)),
+             3 + f0 * 2 - f1, z3.If(w0 == w1, z3.BitVecVal(5, 32), f1)]
+    fv = FiniteValues()
+    grid = [(a, b) for a in range(-128, 128, 5) for b in (-128, -1, 0, 7, 100)] + [(7, -3), (7, 7)]
+    for t in terms:
+        vals = fv.of(t)
+        assert vals is not None and 1 < len(vals) <= 4, t
+        for v in vals:
+            c = fv.condition(t, v)
+            for a, b in grid:
+                sub = [(w0, z3.BitVecVal(a, 8)), (w1, z3.BitVecVal(b, 8))]
+                got = z3.simplify(z3.substitute(t, *sub)).as_long()
+                assert got in vals
+                assert z3.is_true(z3.simplify(z3.substitute(c, *sub))) == (got == v), (t, v, a, b)
+        for cmp in (t <= 1, t != 0, z3.UGT(t, 2), z3.Not(t == 3)):
+            r = fv.comparison(cmp)
+            assert r is not None
+            for a, b in grid:
+                sub = [(w0, z3.BitVecVal(a, 8)), (w1, z3.BitVecVal(b, 8))]
+                assert z3.is_true(z3.simplify(z3.substitute(r, *sub))) == \
+                    z3.is_true(z3.simplify(z3.substitute(cmp, *sub))), (cmp, a, b)
+    assert fv.of(z3.SignExt(24, w0)) is None and fv.of(f0 * z3.SignExt(24, w0)) is None
+    assert fv.comparison(z3.SignExt(24, w0) == 7) is None
 
 
 def test_term_text_of_zero_extensions_and_sign_bits():

@@ -275,6 +275,31 @@ class FiniteValues:
             out.append((c, v.as_long()))
         return out
 
+    def comparison(self, c: z3.BoolRef) -> z3.BoolRef | None:
+        """The comparison ``c`` (or its negation) of terms of few values written through
+        the conditions they choose by (``3 + If(x == 'a', 1, 0) <= 3`` is ``x != 'a'``;
+        ``true`` when every value satisfies it), or None when ``c`` is no such."""
+        neg = z3.is_not(c)
+        if neg:
+            c = c.arg(0)
+        if not (z3.is_app(c) and c.num_args() == 2 and all(z3.is_bv(x) for x in c.children())):
+            return None
+        if all(z3.is_bv_value(x) for x in c.children()):
+            return None  # (a constant comparison: the simplifier's)
+        a, b = self.of(c.arg(0)), self.of(c.arg(1))
+        if a is None or b is None or len(a) * len(b) > self.limit * self.limit:
+            return None
+        wa, wb = c.arg(0).size(), c.arg(1).size()
+        cases = []
+        for x in sorted(a):
+            for y in sorted(b):
+                v = z3.simplify(c.decl()(z3.BitVecVal(x, wa), z3.BitVecVal(y, wb)))
+                if not z3.is_bool(v) or not (z3.is_true(v) or z3.is_false(v)):
+                    return None
+                if z3.is_true(v) != neg:
+                    cases.append(z3.And(self.condition(c.arg(0), x), self.condition(c.arg(1), y)))
+        return z3.simplify(z3.Or(cases)) if len(cases) < len(a) * len(b) else z3.BoolVal(True)
+
     def condition(self, e: z3.ExprRef, v: int) -> z3.BoolRef:
         """``e == v`` through the conditions ``e`` chooses by: ``If(c, 1, 0) == 1`` is
         ``c``, ``(If(c, 1, 0) + m) % 3 == 2`` a disjunction of such."""

@@ -344,6 +344,7 @@ class FilterRunner:
         for i, c in enumerate(conds):
             v = simp(substitute(c, r.subst)) if r.subst else simp(c)
             if z3.is_true(v):
+                c = flag_comparison(c, self._finite)
                 if not z3.is_true(c):
                     r.guard.append(c)
                 return i
@@ -502,6 +503,14 @@ def flag_cases(found: list[tuple[str, z3.ExprRef, list[int]]], finite: FiniteVal
         if len(cases) > MAX_FLAG_CASES:
             return None
     return cases
+
+
+def flag_comparison(c: z3.BoolRef, finite: FiniteValues) -> z3.BoolRef:
+    """A branch condition comparing flags (``FiniteValues``) as the conditions they
+    choose by (``3 + If(x == 'a', 1, 0) <= 3`` is ``x != 'a'``; true when their values
+    decide it), as the concolic runs and the explored steps both write it; else ``c``."""
+    r = finite.comparison(c)
+    return c if r is None else S.drop_implied_bits(S.fold_sign_ext(r))
 
 
 def _is_stream_op(s: object) -> bool:
@@ -961,7 +970,8 @@ class StepExplorer:
                 # names are defined above it, the same on every path through it)
                 hit = self._read.get(c.get_id())
                 if hit is None or not hit[0].eq(c):
-                    hit = (c, S.drop_implied_bits(S.fold_sign_ext(self.defs.expand(c, node))))
+                    read = S.drop_implied_bits(S.fold_sign_ext(self.defs.expand(c, node)))
+                    hit = (c, flag_comparison(read, self._finite))
                     self._read[c.get_id()] = hit
                 if not z3.is_true(hit[1]):
                     out.append(hit[1])
