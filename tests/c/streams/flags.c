@@ -80,3 +80,28 @@ void count_a_branching(void) {
     tl_out(n > 3 ? '!' : c);
   }
 }
+
+/* a flag read mid-step as an index: the output's term keeps the value of a read out of
+   bounds on a branch no input takes */
+void index_by_flag(void) {
+  int m = 0;
+  char t[3] = {'x', 'y', 'z'};
+  for (;;) {
+    int c = tl_in();
+    m = (m + (c == 1)) % 3;
+    tl_out(t[m] + c);
+  }
+}
+
+/* int32 elements (a step's loop was taken for an input-free one) */
+void big_twin(void) {
+  int st = 0;
+  for (;;) {
+    int c = tl_in();
+    if (c == 32767)
+      st = -200;
+    else if (c == -32768)
+      st = 200;
+    tl_out(st + c);
+  }
+}

@@ -164,7 +164,14 @@ def c_expr(e: z3.ExprRef, var: dict[str, str]) -> str:  # noqa: C901 - one case 
         return f"(({_t(w)}){v})" if w != 32 else (f"({v})" if v != -(1 << 31) else "(-2147483647 - 1)")
     k = e.decl().kind()
     if z3.is_const(e) and k == z3.Z3_OP_UNINTERPRETED:
-        return f"(({_t(e.size())}){var[e.decl().name()]})"
+        n = e.decl().name()
+        if n not in var and n.startswith("invalid.read"):
+            # the value of a read out of bounds: on a branch no input takes (learning
+            # completed, so the filter's bounds checks hold on every input): any value
+            return f"(({_t(e.size())})0)" if e.size() in _T else "0"
+        if n not in var:
+            raise UnsupportedTerm(f"a term reads {n}, which the generated C has no value for")
+        return f"(({_t(e.size())}){var[n]})"
     ch = e.children()
     a = [c_expr(c, var) for c in ch]
     w = e.size() if z3.is_bv(e) else 0

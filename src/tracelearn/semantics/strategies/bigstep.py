@@ -828,7 +828,10 @@ class StepExplorer:
             mem[oid] = term
             key_mem.append((oid, self._text(term)))
         st.regs, st.mem = regs, mem
-        stack = [replace(c) for c in p.stack]
+        # a new step: the loop counts and the states seen at back edges are this step's
+        # (the element is always ``w0``: a loop that read it in the last step would look
+        # as if it came back to the same state, an input-free loop, with int32 elements)
+        stack = [replace(c, loops={}, seen={}) for c in p.stack]
         cursors = tuple((c.frame.proc.name, c.block, c.index) for c in stack)
         assert self.root is not None
         point = PathPoint(st, stack, self.root.node, (), (), 0, p.allocs, p.user_site, stopped=True)
