@@ -297,7 +297,11 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
                 return t
         src = Path(work.name) / f"pipeline{len(models)}.c"
         src.write_text(_pipeline_c(first, second_file, second_fn))
-        t = model(str(src), "__tl_pipeline", label)
+        try:
+            t = model(str(src), "__tl_pipeline", label)
+        except FilterError as e:  # (the generated pipeline's, not a place in the user's files)
+            raise NoModel(f"{label}: {why + '; ' if why else ''}the C pipeline of the two is outside the class: "
+                          f"{e.message}") from None
         compositions.append({"composition": label, "by": f"learning the C pipeline ({why})", "states": t.states})
         return t
 
@@ -356,6 +360,10 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
         witness["replay"] = "confirmed" if outs[0] is not None and outs[0] != outs[1] else "not confirmed"
         if witness["replay"] != "confirmed":
             holds = None  # the models said no, the programs do not: never a wrong answer
+            if not cmp.reason:
+                unproved = [f"{m['filter']}: {m['reason']}" for m in models if not m["complete"]]
+                cmp.reason = ("the learned models differ on the witness, the filters do not"
+                              + (f" (not proved equal to its filter: {'; '.join(unproved)})" if unproved else ""))
     elif cmp.status == "equal":
         holds = True if complete else None
     else:
@@ -540,10 +548,13 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
                 replay.close()
             differential = {"inputs": len(inputs), "engine": "interpreter", "disagreement": bad,
                             "failed_runs": len(failed), "first_failed_run": failed[0] if failed else None}
-    if output and text is not None:
-        Path(output).write_text(text)
+    # Only a fused filter proved equal to the pipeline is written (as --array-c): an
+    # unproved one may differ from it on inputs the check did not draw
+    written = output if output and text is not None and complete else None
+    if written:
+        Path(written).write_text(text)
     doc = {"schema_version": SCHEMA_VERSION, "command": "fuse", "file": file, "function": function,
-           "with": with_function, "with_file": with_file, "name": name, "output": output,
+           "with": with_function, "with_file": with_file, "name": name, "output": written,
            "complete": complete, "reason": reason, "composition": by,
            "transducer": t.to_json() if t is not None else None,
            "first": {"complete": first.doc["complete"], "states": first.doc["transducer"]["states"]},

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import sys
 
 from ..api.options import count, positive, seconds
 from ..api.streams import PROPERTIES, filter_never_writes, filter_property, fuse_filters
@@ -77,6 +78,7 @@ def run_fuse(args) -> int:
                                  progress=progress.update)
     if args.json:
         print(json_text(doc))
+        _not_written(args, doc)
         return 0
     head = "COMPLETE" if doc["complete"] else "INCOMPLETE"
     print(f"fuse {doc['function']} then {doc['with']}: {head} ({doc['reason']})")
@@ -90,11 +92,18 @@ def run_fuse(args) -> int:
         if d["failed_runs"]:
             f = d["first_failed_run"]
             print(f"  {d['failed_runs']} of them fail in the filters' code (first: {f['input']}: {f['error']})")
-    if args.output:
+    if doc["output"]:
         print(f"  written to {args.output}")
-    elif text:
+    elif text and not args.output:
         print(text)
+    _not_written(args, doc)
     return 0
+
+
+def _not_written(args, doc: dict) -> None:
+    if args.output and not doc["output"]:
+        print(f"tracelearn: warning: --output {args.output}: not written: the fused filter is not proved equal "
+              f"to the pipeline ({doc['reason'] or 'nothing learned'})", file=sys.stderr)
 
 
 def sequence_of(args) -> list[int]:
