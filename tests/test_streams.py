@@ -200,7 +200,8 @@ def test_a_flag_machine_is_proved_with_a_predicate_over_the_flag():
 
 
 @pytest.mark.parametrize("function, states, consts", [
-    ("toggle", 2, (7, 0)), ("parity_out", 2, (-1, 0, 1)), ("mod3", 3, (120, 0)), ("global_flag", 2, (92, 0))])
+    ("toggle", 2, (7, 0)), ("parity_out", 2, (-1, 0, 1)), ("mod3", 3, (120, 0)), ("global_flag", 2, (92, 0)),
+    ("low_bit", 2, (0, 1, 2, 3)), ("two_bits", 4, (0, 1, 2, 3))])
 @pytest.mark.parametrize("walk", [True, False])
 def test_a_flag_computed_without_a_branch_is_a_state(function: str, states: int, consts: tuple, walk: bool):
     """``st ^= (c == 7)``: st's term reads every element so far, but it is 0 or 1; each
@@ -975,6 +976,14 @@ def test_finite_values_and_their_conditions_agree_with_z3():
                 sub = [(w0, z3.BitVecVal(a, 8)), (w1, z3.BitVecVal(b, 8))]
                 assert z3.is_true(z3.simplify(z3.substitute(r, *sub))) == \
                     z3.is_true(z3.simplify(z3.substitute(cmp, *sub))), (cmp, a, b)
+    # a few bits of the input are few values whatever it is (st ^= (c & 1))
+    low = z3.SignExt(24, w0) & 3
+    assert fv.of(low) == {0, 1, 2, 3} and fv.of(z3.Extract(0, 0, w1)) == {0, 1}
+    for a, b in grid:
+        sub = [(w0, z3.BitVecVal(a, 8)), (w1, z3.BitVecVal(b, 8))]
+        for v in range(4):
+            got = z3.simplify(z3.substitute(low ^ f1, *sub)).as_long()
+            assert z3.is_true(z3.simplify(z3.substitute(fv.condition(low ^ f1, v), *sub))) == (got == v)
     assert fv.of(z3.SignExt(24, w0)) is None and fv.of(f0 * z3.SignExt(24, w0)) is None
     assert fv.comparison(z3.SignExt(24, w0) == 7) is None
 

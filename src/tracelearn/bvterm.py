@@ -240,7 +240,12 @@ class FiniteValues:
     def _values(self, e: z3.ExprRef) -> frozenset[int] | None:
         if z3.is_bv_value(e):
             return frozenset({e.as_long()})
-        if not z3.is_bv(e) or e.num_args() == 0:
+        if not z3.is_bv(e):
+            return None
+        leaf = self._leaf(e)
+        if leaf is not None:
+            return leaf
+        if e.num_args() == 0:
             return None  # a variable
         if z3.is_app_of(e, z3.Z3_OP_ITE):
             a, b = self.of(e.arg(1)), self.of(e.arg(2))
@@ -253,6 +258,22 @@ class FiniteValues:
             if len(vals) > self.limit:
                 return None
         return frozenset(vals)
+
+    def _leaf(self, e: z3.ExprRef) -> frozenset[int] | None:
+        """The values of a term few by its width (a bit of the input: ``c & 1``, its
+        ``Extract(0, 0, c)``), whatever it reads: at most 4 bits, or a mask of at most 4
+        bits set; else None."""
+        if e.size() <= 4 and not z3.is_bv_value(e):
+            return frozenset(range(1 << e.size()))
+        if z3.is_app_of(e, z3.Z3_OP_BAND) and e.num_args() == 2:
+            for m in e.children():
+                if z3.is_bv_value(m) and bin(m.as_long()).count("1") <= 4:
+                    bits = [1 << i for i in range(e.size()) if m.as_long() >> i & 1]
+                    vals = {0}
+                    for b in bits:
+                        vals |= {v | b for v in vals}
+                    return frozenset(vals)
+        return None
 
     def _combos(self, e: z3.ExprRef) -> list[tuple[tuple[int, ...], int]] | None:
         """Each combination of the values of ``e``'s arguments with ``e``'s value then."""
@@ -309,6 +330,8 @@ class FiniteValues:
             return e == z3.BitVecVal(v, e.size())
         if v not in self.of(e):  # type: ignore[operator]
             return z3.BoolVal(False)
+        if self._leaf(e) is not None:
+            return e == z3.BitVecVal(v, e.size())
         if z3.is_app_of(e, z3.Z3_OP_ITE):
             c, a, b = e.arg(0), self.condition(e.arg(1), v), self.condition(e.arg(2), v)
             if z3.is_true(a) and z3.is_false(b):

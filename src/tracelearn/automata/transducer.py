@@ -434,6 +434,9 @@ class TermPrinter:
             sign = _sign_test(ch[0], ch[1]) or _sign_test(ch[1], ch[0])
             if sign is not None:  # a sign bit (``drop_implied_bits`` leaves them): x[7:7] == 0
                 return f"{self.atom(sign[0])} {sign[1]} 0"
+        if k in _COMPARE and all(z3.is_bv(c) and c.size() < 8 for c in ch):
+            # a few bits of an element (x[1:0] == 3): their value, unsigned, no character
+            return f" {_BIN[k]} ".join(str(c.as_long()) if z3.is_bv_value(c) else self.atom(c) for c in ch)
         if k in _COMPARE:
             return f" {_BIN[k]} ".join(self.operand(c) for c in ch)
         if k in _BIN:

@@ -50,6 +50,25 @@ void global_flag(void) {
   }
 }
 
+/* the flag keeps a bit of the input, not a comparison */
+void low_bit(void) {
+  int st = 0;
+  for (;;) {
+    int c = tl_in();
+    st ^= (c & 1);
+    tl_out(st ? c : '.');
+  }
+}
+
+void two_bits(void) {
+  int st = 0;
+  for (;;) {
+    int c = tl_in();
+    st = (st + (c & 3)) & 3;
+    tl_out(st == 2 ? '*' : c);
+  }
+}
+
 /* h takes ever new values: no finite split; its low bit is the parity of the a's, but
    the state holds h, whose term grows with the input */
 void many_values(void) {
