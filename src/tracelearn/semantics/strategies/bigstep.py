@@ -313,12 +313,12 @@ class FilterRunner:
         def reads(t: z3.ExprRef) -> bool:
             return any(n.startswith("in!") for n in term_names(t))
 
-        found = flags(point, alive_registers(point, self._live), self._expand, reads, self._finite)
+        found = flags(point, alive_registers(point, self._liveness), self._expand, reads, self._finite)
         if not found or flag_cases(found, self._finite) is None:
             return
         regs = dict(point.state.regs)
         s = z3.Solver()
-        s.set("timeout", 10_000)
+        s.set("timeout", FLAG_SOLVER_MS)
         s.add(*r.guard)
         for key, t, _ in found:
             v = self._concrete(t, r)
@@ -329,11 +329,6 @@ class FilterRunner:
             regs[key] = SVal(z3.BitVecVal(v, t.size()), regs[key].pts)
         point.state = point.state.copy()
         point.state.regs = regs
-
-    def _live(self, proc: Procedure) -> dict[tuple[int, int], frozenset[str]]:
-        if proc.name not in self._liveness:
-            self._liveness[proc.name] = live_locals(proc)
-        return self._liveness[proc.name]
 
     def _expand(self, t: z3.ExprRef) -> z3.ExprRef:
         """``t`` over the input symbols (and constants) only."""
@@ -442,13 +437,17 @@ def _stmt(point: PathPoint) -> Call:
     return s
 
 
-def alive_registers(p: PathPoint, live_of: Callable[[Procedure], dict[tuple[int, int], frozenset[str]]]
+def alive_registers(p: PathPoint, liveness: dict[str, dict[tuple[int, int], frozenset[str]]]
                     ) -> dict[int, frozenset[str]]:
     """The registers each activation of ``p`` may still read, by frame id (a dead one
-    holds an old element, ever older: it would make every boundary new)."""
+    holds an old element, ever older: it would make every boundary new). ``liveness``:
+    each procedure's ``live_locals``, filled in as needed."""
     alive: dict[int, frozenset[str]] = {}
     for depth, c in enumerate(p.stack):
-        names = live_of(c.frame.proc).get((c.block, c.index), frozenset())
+        proc = c.frame.proc
+        if proc.name not in liveness:
+            liveness[proc.name] = live_locals(proc)
+        names = liveness[proc.name].get((c.block, c.index), frozenset())
         if depth + 1 < len(p.stack):
             pending = p.stack[depth + 1].call
             if pending is not None and isinstance(pending.lhs, Reg):
@@ -461,6 +460,7 @@ def alive_registers(p: PathPoint, live_of: Callable[[Procedure], dict[tuple[int,
 # far from 0 (``flags``)
 MAX_FLAG_CASES = 16
 MAX_FLAG_VALUE = 255
+FLAG_SOLVER_MS = 10_000  # a case undecided by then is kept (its condition is exact)
 
 
 def flags(p: PathPoint, alive: dict[int, frozenset[str]], expand: Callable[[z3.ExprRef], z3.ExprRef],
@@ -806,7 +806,7 @@ class StepExplorer:
             self._closed[t.get_id()] = (t, r if closed else None, closed)  # t kept: its id is not reused
             return r
 
-        alive = alive_registers(p, self._live)
+        alive = alive_registers(p, self._liveness)
         regs: dict[str, SVal] = {}
         key_regs = []
         for key, v in st.regs.items():
@@ -844,13 +844,13 @@ class StepExplorer:
         """The feasible cases of the flags of ``p``'s state (``flags``): each case's
         conditions (over the window before the shift) and the flags' values; one case
         without conditions when there are none."""
-        found = flags(p, alive_registers(p, self._live), lambda t: self._expand(t, p),
+        found = flags(p, alive_registers(p, self._liveness), lambda t: self._expand(t, p),
                       lambda t: bool(self.facts.places(t)), self._finite)
         cases = flag_cases(found, self._finite) if found else None
         if cases is None:
             return [((), {})]
         s = z3.Solver()
-        s.set("timeout", 10_000)
+        s.set("timeout", FLAG_SOLVER_MS)
         s.add(*guard)
         # (an undecided case is kept: its condition is still exact, the walk and the
         # oracle never take a step no input satisfies)
@@ -951,11 +951,6 @@ class StepExplorer:
 
     def _expand(self, t: z3.ExprRef, p: PathPoint) -> z3.ExprRef:
         return S.fold_sign_ext(self.defs.expand(t, p.node))
-
-    def _live(self, proc) -> dict[tuple[int, int], frozenset[str]]:
-        if proc.name not in self._liveness:
-            self._liveness[proc.name] = live_locals(proc)
-        return self._liveness[proc.name]
 
     def _guard(self, p: PathPoint | None, base) -> tuple[z3.BoolRef, ...]:
         """The path's conditions below ``base`` in path order, over the window, each
