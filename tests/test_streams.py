@@ -283,6 +283,28 @@ def test_models_that_differ_where_the_filters_do_not_say_why():
     assert "differ on the witness" in doc["reason"] and "stop_by_return" in doc["reason"]  # (it was empty)
 
 
+def test_a_pipeline_is_reordered_only_after_its_filters_are_proved_to_commute(tmp_path, capsys):
+    """fuse --reorder: sum_pairs then diff_encode for diff_encode then sum_pairs, which
+    commute (the paper's introduction): the proof first, then the fused filter of the
+    other order, written and checked against that order; diff_encode and html_escape do
+    not commute: the witness, replayed, and nothing fused or written."""
+    out = tmp_path / "swapped.c"
+    code = main(["fuse", str(STREAMS / "diff.c"), "--function", "diff_encode", "--with", "sum_pairs", "--reorder",
+                 "-o", str(out), "--check", "200", "--json", "--quiet"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["reorder"]["holds"] is True and doc["complete"]
+    assert (doc["function"], doc["with"]) == ("sum_pairs", "diff_encode") and out.exists()
+    assert doc["differential"]["disagreement"] is None
+    out.unlink()
+    code = main(["fuse", str(STREAMS / "diff.c"), "--function", "diff_encode", "--with", "html_escape",
+                 "--with-file", str(STREAMS / "escape.c"), "--reorder", "-o", str(out), "--json", "--quiet"])
+    doc = json.loads(capsys.readouterr().out)
+    w = doc["reorder"]["witness"]
+    assert code == 0 and doc["reorder"]["holds"] is False and w["replay"] == "confirmed"
+    assert w["left"]["output"] != w["right"]["output"] and doc["transducer"] is None and not out.exists()
+    assert doc["reason"] == "not reordered: they do not commute"
+
+
 def test_an_unproved_fused_filter_is_not_written(tmp_path, capsys):
     """until_nul's transducer is not proved (it returns), so the pipeline is learned and
     not proved either: the fused C, which may differ from the pipeline, is not written

@@ -476,13 +476,16 @@ def _pipeline_c(first: Transducer, second_file: str, second_function: str) -> st
 @_bit_vector_terms(0)
 def fuse_filters(file: str, *, function: str, with_function: str, with_file: str | None = None,
                  output: str | None = None, name: str = "fused", element: str = "char", check: int = 1000,
-                 seed: int = 0, max_depth: int | None = None, timeout: float = 300.0,
+                 seed: int = 0, max_depth: int | None = None, timeout: float = 300.0, reorder: bool = False,
                  progress: Callable[[str], None] | None = None) -> tuple[dict, str | None]:
     """``tracelearn fuse``: the pipeline (``with_function`` after ``function``) as one
     transducer, written as one C filter ``name``: the two learned transducers composed,
     else (see ``filter_property``) the pipeline learned as one filter. The fused filter
     is run in the interpreter against the two filters chained, on ``check`` random
-    inputs. Returns the document and the C text."""
+    inputs. ``reorder``: the pipeline the other way round (``function`` after
+    ``with_function``), only once the two are proved to commute (``reorder`` in the
+    document: the proof, or why there is none and nothing is fused). Returns the
+    document and the C text."""
     el = Element.named(element)
     if not is_identifier(name):
         raise OptionError(f"--name must be a C identifier (not a keyword), not {name!r}")
@@ -491,6 +494,28 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
     f_file = str(Path(file).resolve())
     g_file = str(Path(with_file or file).resolve())
     t0 = time.perf_counter()
+    reordered = None
+    if reorder:
+        if progress:
+            progress(f"proving that {function} and {with_function} commute")
+        prop = filter_property("commute", file, function=function, with_function=with_function, with_file=with_file,
+                               element=element, max_depth=max_depth, timeout=timeout / 2, progress=progress)
+        reordered = {"holds": prop["holds"], "reason": prop["reason"], "witness": prop["witness"],
+                     "models": prop["models"]}
+        if prop["holds"] is not True:
+            why = ("they do not commute" if prop["holds"] is False else
+                   f"they were not proved to commute ({prop['reason']})")
+            return {"schema_version": SCHEMA_VERSION, "command": "fuse", "file": file, "function": function,
+                    "with": with_function, "with_file": with_file, "name": name, "output": None,
+                    "complete": False, "reason": f"not reordered: {why}", "composition": None, "transducer": None,
+                    "first": None, "differential": None, "reorder": reordered,
+                    "stats": {"time": round(time.perf_counter() - t0, 4)}}, None
+        # the same function the other way round: with_function first
+        f_file, g_file, function, with_function = g_file, f_file, with_function, function
+        if with_file:  # (the document names the files in the order fused)
+            file, with_file = with_file, file
+        timeout = max(1.0, timeout - (time.perf_counter() - t0))
+        t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="tracelearn-fuse-") as work:
         src = Path(work) / "pipeline.c"
         if progress:
@@ -558,5 +583,6 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
            "complete": complete, "reason": reason, "composition": by,
            "transducer": t.to_json() if t is not None else None,
            "first": {"complete": first.doc["complete"], "states": first.doc["transducer"]["states"]},
-           "differential": differential, "stats": {"time": round(time.perf_counter() - t0, 4)}}
+           "differential": differential, "reorder": reordered,
+           "stats": {"time": round(time.perf_counter() - t0, 4)}}
     return doc, text

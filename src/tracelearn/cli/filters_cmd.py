@@ -57,6 +57,8 @@ def add_parsers(sub) -> None:
     f.add_argument("--function", required=True, help="the first filter")
     f.add_argument("--with", dest="with_function", required=True, metavar="G", help="the filter after it")
     f.add_argument("--with-file", metavar="FILE2", help="the file of the second filter (default: FILE)")
+    f.add_argument("--reorder", action="store_true",
+                   help="fuse the pipeline the other way round (F after G), only once F and G are proved to commute")
     f.add_argument("-o", "--output", metavar="OUT.c", help="write the fused filter here")
     f.add_argument("--name", default="fused", help="the fused filter's function name (default fused)")
     f.add_argument("--element", default="char", metavar="char|int8|int16|int32")
@@ -75,13 +77,20 @@ def run_fuse(args) -> int:
         doc, text = fuse_filters(args.file, function=args.function, with_function=args.with_function,
                                  with_file=args.with_file, output=args.output, name=args.name,
                                  element=args.element, check=args.check, timeout=args.timeout,
-                                 progress=progress.update)
+                                 reorder=args.reorder, progress=progress.update)
     if args.json:
         print(json_text(doc))
         _not_written(args, doc)
         return 0
     head = "COMPLETE" if doc["complete"] else "INCOMPLETE"
     print(f"fuse {doc['function']} then {doc['with']}: {head} ({doc['reason']})")
+    ro = doc["reorder"]
+    if ro is not None and ro["holds"]:
+        print(f"  reordered: {doc['with']} and {doc['function']} are proved to commute")
+    elif ro is not None and ro["witness"] is not None:
+        w = ro["witness"]
+        print(f"  input {w['input']}: {' then '.join(w['left']['pipeline'])} writes {w['left']['output']}, "
+              f"{' then '.join(w['right']['pipeline'])} writes {w['right']['output']}")
     if doc["transducer"]:
         print(f"  fused transducer: {doc['transducer']['states']} states, "
               f"{len(doc['transducer']['transitions'])} transitions, by {doc['composition']}")
