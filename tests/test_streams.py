@@ -201,7 +201,8 @@ def test_a_flag_machine_is_proved_with_a_predicate_over_the_flag():
 
 @pytest.mark.parametrize("function, states, consts", [
     ("toggle", 2, (7, 0)), ("parity_out", 2, (-1, 0, 1)), ("mod3", 3, (120, 0)), ("global_flag", 2, (92, 0)),
-    ("low_bit", 2, (0, 1, 2, 3)), ("two_bits", 4, (0, 1, 2, 3))])
+    ("low_bit", 2, (0, 1, 2, 3)), ("two_bits", 4, (0, 1, 2, 3)), ("flag_by_pointer", 2, (7, 0)),
+    ("flag_in_struct", 2, (7, 0))])
 @pytest.mark.parametrize("walk", [True, False])
 def test_a_flag_computed_without_a_branch_is_a_state(function: str, states: int, consts: tuple, walk: bool):
     """``st ^= (c == 7)``: st's term reads every element so far, but it is 0 or 1; each

@@ -124,3 +124,26 @@ void big_twin(void) {
     tl_out(st + c);
   }
 }
+
+/* flags in memory: an address-taken local read through a pointer, a struct's field */
+static int read_flag(int *p) { return *p; }
+
+void flag_by_pointer(void) {
+  int st = 0;
+  for (;;) {
+    int c = tl_in();
+    st ^= (c == 7);
+    tl_out(read_flag(&st) ? c : '.');
+  }
+}
+
+struct flag_box { int on; };
+
+void flag_in_struct(void) {
+  struct flag_box b = {0};
+  for (;;) {
+    int c = tl_in();
+    b.on ^= (c == 7);
+    tl_out(b.on ? c : '.');
+  }
+}

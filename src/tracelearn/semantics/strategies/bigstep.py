@@ -313,10 +313,11 @@ class FilterRunner:
         def reads(t: z3.ExprRef) -> bool:
             return any(n.startswith("in!") for n in term_names(t))
 
-        found = flags(point, alive_registers(point, self._liveness), self._expand, reads, self._finite)
+        found = flags(point, alive_registers(point, self._liveness), self._expand, reads, self._finite,
+                      kept_object(point, self.sem))
         if not found or flag_cases(found, self._finite) is None:
             return
-        regs = dict(point.state.regs)
+        regs, mem = dict(point.state.regs), dict(point.state.mem)
         s = z3.Solver()
         s.set("timeout", FLAG_SOLVER_MS)
         s.add(*r.guard)
@@ -326,9 +327,12 @@ class FilterRunner:
             if s.check(z3.Not(c)) != z3.unsat:  # (not decided by the path already)
                 r.guard.append(c)
                 s.add(c)
-            regs[key] = SVal(z3.BitVecVal(v, t.size()), regs[key].pts)
+            if key.startswith("mem:"):
+                mem[int(key[4:])] = z3.BitVecVal(v, t.size())
+            else:
+                regs[key] = SVal(z3.BitVecVal(v, t.size()), regs[key].pts)
         point.state = point.state.copy()
-        point.state.regs = regs
+        point.state.regs, point.state.mem = regs, mem
 
     def _expand(self, t: z3.ExprRef) -> z3.ExprRef:
         """``t`` over the input symbols (and constants) only."""
@@ -456,6 +460,13 @@ def alive_registers(p: PathPoint, liveness: dict[str, dict[tuple[int, int], froz
     return alive
 
 
+def kept_object(p: PathPoint, sem: SymbolicSemantics) -> Callable[[int], bool]:
+    """Whether a boundary at ``p`` keeps a memory object (a returned call's locals are
+    dropped)."""
+    live = {oid for c in p.stack for oid in c.frame.objects.values()}
+    return lambda oid: sem.objects[oid].kind != "local" or oid in live
+
+
 # At most this many values of a step's flags together split it, each at most this
 # far from 0 (``flags``)
 MAX_FLAG_CASES = 16
@@ -464,7 +475,8 @@ FLAG_SOLVER_MS = 10_000  # a case undecided by then is kept (its condition is ex
 
 
 def flags(p: PathPoint, alive: dict[int, frozenset[str]], expand: Callable[[z3.ExprRef], z3.ExprRef],
-          reads: Callable[[z3.ExprRef], bool], finite: FiniteValues) -> list[tuple[str, z3.ExprRef, list[int]]]:
+          reads: Callable[[z3.ExprRef], bool], finite: FiniteValues,
+          kept: Callable[[int], bool]) -> list[tuple[str, z3.ExprRef, list[int]]]:
     """The flags of ``p``'s state: live registers (a global's too) whose term reads
     the input (``reads``) and takes few values whatever the input (``FiniteValues``):
     ``st ^= (c == 7)`` keeps the parity of every 7 so far, a term reading the whole
@@ -473,16 +485,23 @@ def flags(p: PathPoint, alive: dict[int, frozenset[str]], expand: Callable[[z3.E
     a value, not the input's past, and the filter is in the class as its branching
     twin (``if (c == 7) st = !st;``) is. Only small values (``MAX_FLAG_VALUE``): a
     register splitting into ever new values (``h = h * 31 + (c == 'a')``) would make
-    every state new. Each: (register key, its term, its values)."""
+    every state new. A memory object the state keeps (``kept``: an address-taken local,
+    a struct, a global in memory) is a flag on the same terms, keyed ``mem:<object>``.
+    Each: (key, its term, its values)."""
     out = []
+    terms: list[tuple[str, z3.ExprRef]] = []
     for key, v in p.state.regs.items():
         if not key.startswith("@"):
             fid, _, name = key.partition(":")
             if name not in alive.get(int(fid), frozenset()):
                 continue
-        if v.pts or not z3.is_bv(v.term) or z3.is_bv_value(v.term):
-            continue  # (a pointer is left as it was: its objects, not its few values, matter)
-        t = expand(v.term)
+        if not v.pts:  # (a pointer is left as it was: its objects, not its few values, matter)
+            terms.append((key, v.term))
+    terms += [(f"mem:{oid}", t) for oid, t in p.state.mem.items() if kept(oid)]
+    for key, term in terms:
+        if not z3.is_bv(term) or z3.is_bv_value(term):
+            continue
+        t = expand(term)
         if not reads(t):
             continue
         vals = finite.of(t)
@@ -824,6 +843,8 @@ class StepExplorer:
         for oid, contents in st.mem.items():
             if self.sem.objects[oid].kind == "local" and oid not in live_objects:
                 continue  # a returned call's locals
+            if f"mem:{oid}" in fixed:  # one of the few values of a flag (``_cases``)
+                contents = z3.BitVecVal(fixed[f"mem:{oid}"], contents.size())
             term = reread(contents)
             mem[oid] = term
             key_mem.append((oid, self._text(term)))
@@ -845,7 +866,7 @@ class StepExplorer:
         conditions (over the window before the shift) and the flags' values; one case
         without conditions when there are none."""
         found = flags(p, alive_registers(p, self._liveness), lambda t: self._expand(t, p),
-                      lambda t: bool(self.facts.places(t)), self._finite)
+                      lambda t: bool(self.facts.places(t)), self._finite, kept_object(p, self.sem))
         cases = flag_cases(found, self._finite) if found else None
         if cases is None:
             return [((), {})]
