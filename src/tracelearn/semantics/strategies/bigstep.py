@@ -26,6 +26,7 @@ written before the first read are the *initial* output (constants); what runs af
 
 from __future__ import annotations
 
+import math
 import re
 import time
 
@@ -315,8 +316,8 @@ class FilterRunner:
 
         found = flags(point, alive_registers(point, self._liveness), self._expand, reads, self._finite,
                       kept_object(point, self.sem))
-        if not found or flag_cases(found, self._finite) is None:
-            return
+        if not found or math.prod(len(vals) for _, _, vals in found) > MAX_FLAG_CASES:
+            return  # (as ``flag_cases``: too many cases, the state holds the terms)
         regs, mem = dict(point.state.regs), dict(point.state.mem)
         s = z3.Solver()
         s.set("timeout", FLAG_SOLVER_MS)
