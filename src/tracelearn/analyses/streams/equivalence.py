@@ -197,12 +197,18 @@ class EquivalenceChecker:
                     cond = all_of([st.cond, en])
                     if st.next is None:
                         # the filter returned: the conjecture must stay silent on any rest
-                        if self._speaks_after(conj, m.dst):
-                            if found_inputs:
+                        if not self._speaks_after(conj, m.dst):
+                            continue
+                        witness = self._speaking(conj, node, cond, m.dst, el.bits)
+                        if witness is not None:
+                            found_inputs.append(witness)
+                            if len(found_inputs) >= self.max_witnesses:
                                 return separated()
-                            res.reason = "the filter returns; the conjecture may still write after it"
-                            return res
-                        continue
+                            continue
+                        if found_inputs:
+                            return separated()
+                        res.reason = "the filter returns; the conjecture may still write after it"
+                        return res
                     # only what the future can read: the places the filter's state holds,
                     # and those the conjecture reads from here on (a boundary of a state
                     # that forgets the window is then one boundary, not one per path in)
@@ -356,20 +362,47 @@ class EquivalenceChecker:
 
     # ------------------------------------------------------------------ witnesses
 
-    def _witness(self, node: _Node, bad: z3.BoolRef, bits: int, step: bool) -> list[int] | None:
+    def _witness(self, node: _Node, bad: z3.BoolRef, bits: int, step: bool,
+                 after: tuple[list[z3.BoolRef], int] = ([], 0)) -> list[int] | None:
         """An input taking some way to ``node`` and then the disagreeing step: along the
         first ways in first (the path the search met first, one solver call, as before
-        nodes were joined), else along any (the union's formula)."""
-        length = node.depth + 1 if step else node.depth
+        nodes were joined), else along any (the union's formula). ``after``: conditions of
+        the positions after the step, and the elements they add."""
+        length = (node.depth + 1 if step else node.depth) + after[1]
         path, n = [], node
         while n.ways:
             n, c = n.ways[0]
             path.append(c)
-        found = path_input(path[::-1] + [bad], bits, length)
+        found = path_input(path[::-1] + [bad] + after[0], bits, length)
         if found is not None or all(len(n.ways) < 2 for n in self._ancestors(node)):
             return found
-        bad_here = at_position(bad, node.depth, bits)
-        return None if bad_here is None else solve_input([self._reach(node, bits), bad_here], length, bits)
+        here = [at_position(c, node.depth + i, bits) for i, c in enumerate([bad] + after[0])]
+        if any(h is None for h in here):
+            return None
+        return solve_input([self._reach(node, bits), *here], length, bits)  # type: ignore[list-item]
+
+    def _speaking(self, conj: Transducer, node: _Node, cond: z3.BoolRef, q: int, bits: int,
+                  tries: int = 64) -> list[int] | None:
+        """An input on which the filter returns at the step ``cond`` from ``node`` (the
+        conjecture then in ``q``) and the conjecture writes afterwards: the conjecture's
+        paths from ``q`` to a move or an end that writes, shortest first, each asked of the
+        solver (a path whose guards no input meets is skipped), at most ``tries``; None
+        if none was found."""
+        todo: deque[tuple[int, list[z3.BoolRef]]] = deque([(q, [])])
+        while todo and tries > 0:
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                return None
+            s, path = todo.popleft()
+            ends = [(f.guard, len(path)) for f in conj.finals if f.src == s and f.outputs]
+            ends += [(m.guard, len(path) + 1) for m in conj.out_of(s) if m.outputs]
+            for g, n in ends:
+                tries -= 1
+                found = self._witness(node, cond, bits, True, (path + [g], n))
+                if found is not None:
+                    return found
+            if len(path) < 8:
+                todo.extend((m.dst, path + [m.guard]) for m in conj.out_of(s) if not m.outputs)
+        return None
 
     def _reach(self, node: _Node, bits: int) -> z3.BoolRef:
         """The inputs that take some way to ``node``: over its ways in, the node before's
