@@ -215,14 +215,30 @@ def _model_doc(label: str, r: FilterRun) -> dict:
             "states": r.doc["transducer"]["states"] if r.doc["transducer"] else None, "stats": r.doc["stats"]}
 
 
+Learned = dict[tuple[str, str], "FilterRun"]  # (file, function) -> its learned model, for one element type
+
+
+def _learned(learned: Learned | None, path: str, function: str, element: str, max_depth: int | None,
+             timeout: float) -> FilterRun:
+    """``learn_filter_file`` once per filter: ``learned`` keeps what a command learned
+    already (fuse --reorder proves commutation from the two models, then fuses them)."""
+    key = (str(Path(path).resolve()), function)
+    if learned is not None and key in learned:
+        return learned[key]
+    r = learn_filter_file(path, function=function, element=element, max_depth=max_depth, check=0, timeout=timeout)
+    if learned is not None:
+        learned[key] = r
+    return r
+
+
 def _proved_model(path: str, function: str, element: str, max_depth: int | None,
-                  timeout: float) -> tuple[FilterRun | None, str]:
+                  timeout: float, learned: Learned | None = None) -> tuple[FilterRun | None, str]:
     """The filter's transducer when it has one proved equal to it, else None and why: a
     composition's second filter, composed when it has one, else learned as part of a
     C pipeline (a decoder whose state grows with the input is outside the class alone,
     and in it after its encoder)."""
     try:
-        r = learn_filter_file(path, function=function, element=element, max_depth=max_depth, check=0, timeout=timeout)
+        r = _learned(learned, path, function, element, max_depth, timeout)
     except FilterError as e:
         return None, f"the second filter has no transducer of its own: {e}"
     if r.result.transducer is None:
@@ -251,13 +267,15 @@ class NoModel(Exception):
 @_bit_vector_terms(1)
 def filter_property(prop: str, file: str, *, function: str, with_function: str | None = None,
                     with_file: str | None = None, element: str = "char", max_depth: int | None = None,
-                    timeout: float = 300.0, progress: Callable[[str], None] | None = None) -> dict:
+                    timeout: float = 300.0, progress: Callable[[str], None] | None = None,
+                    learned: Learned | None = None) -> dict:
     """``tracelearn filters PROP FILE --function F [--with G] [--with-file FILE2] --json``:
     whether the property holds, from learned transducers, with a shortest witness
     replayed in the interpreter when it does not. A composition is the two transducers
     composed; where the second filter has no transducer of its own (a decoder whose
     state grows with the input, say) the C pipeline of the first's transducer feeding
-    the second's code is learned instead."""
+    the second's code is learned instead. ``learned``: the filters' models learned
+    already (reused) and those learned here (added), by (file, function)."""
     if prop not in PROPERTIES:
         raise OptionError(f"unknown property {prop!r} (choose from {', '.join(PROPERTIES)})")
     two = prop in ("equivalent", "commute", "inverse")
@@ -280,7 +298,9 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
     def model(path: str, fn: str, label: str):
         if progress:
             progress(f"learning {label}")
-        r = learn_filter_file(path, function=fn, element=element, max_depth=max_depth, check=0, timeout=left_time())
+        # (a generated pipeline file is learned each time: its path is this call's)
+        r = (_learned(learned, path, fn, element, max_depth, left_time()) if fn != "__tl_pipeline" else
+             learn_filter_file(path, function=fn, element=element, max_depth=max_depth, check=0, timeout=left_time()))
         models.append(_model_doc(label, r))
         if r.result.transducer is None:  # (the time limit, say): the answer is unknown
             raise NoModel(f"{label}: no transducer learned ({r.doc['reason']})")
@@ -307,7 +327,7 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
 
     def own_model(path: str, fn: str, label: str):
         # half the time left: the C pipeline, learned when this fails, has the rest
-        r, why = _proved_model(path, fn, element, max_depth, left_time() / 2)
+        r, why = _proved_model(path, fn, element, max_depth, left_time() / 2, learned)
         if r is None:
             return None, why
         models.append(_model_doc(label, r))
@@ -495,11 +515,13 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
     g_file = str(Path(with_file or file).resolve())
     t0 = time.perf_counter()
     reordered = None
+    learned: Learned = {}  # the two models, learned once for the proof of commutation and the fusion
     if reorder:
         if progress:
             progress(f"proving that {function} and {with_function} commute")
         prop = filter_property("commute", file, function=function, with_function=with_function, with_file=with_file,
-                               element=element, max_depth=max_depth, timeout=timeout / 2, progress=progress)
+                               element=element, max_depth=max_depth, timeout=timeout / 2, progress=progress,
+                               learned=learned)
         reordered = {"holds": prop["holds"], "reason": prop["reason"], "witness": prop["witness"],
                      "models": prop["models"]}
         if prop["holds"] is not True:
@@ -520,8 +542,7 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
         src = Path(work) / "pipeline.c"
         if progress:
             progress(f"learning {function}")
-        first = learn_filter_file(f_file, function=function, element=element, max_depth=max_depth, check=0,
-                                  timeout=timeout)
+        first = _learned(learned, f_file, function, element, max_depth, timeout)
         if first.result.transducer is None:
             raise OptionError(f"{function}: no transducer learned ({first.doc['reason']})")
         def left() -> float:
@@ -529,7 +550,7 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
 
         if progress:
             progress(f"learning {with_function}")
-        second, why = _proved_model(g_file, with_function, element, max_depth, left() / 2)
+        second, why = _proved_model(g_file, with_function, element, max_depth, left() / 2, learned)
         t = None
         if second is not None:
             t, why = _compose_first(first.result.transducer, second.result.transducer, t0 + timeout)

@@ -103,8 +103,11 @@ def run_fuse(args) -> int:
             print(f"  {d['failed_runs']} of them fail in the filters' code (first: {f['input']}: {f['error']})")
     if doc["output"]:
         print(f"  written to {args.output}")
-    elif text and not args.output:
+    elif text and not args.output and doc["complete"]:
         print(text)
+    elif text and not args.output:
+        # (as -o: an unproved fused filter may differ from the pipeline where the check did not look)
+        print("  the fused C is not printed: it is not proved equal to the pipeline")
     _not_written(args, doc)
     return 0
 
