@@ -275,13 +275,45 @@ def test_a_pipeline_outside_the_class_leaves_the_property_unknown(capsys):
     assert "tracelearn-pipeline" not in json.dumps(doc)
 
 
-def test_models_that_differ_where_the_filters_do_not_say_why():
+def test_a_filter_that_returns_is_proved_equal_to_one_that_falls_silent():
+    """stop_by_return returns at '#', stop_by_flag writes nothing from there on. A
+    conjecture writing after the filter returned was "unknown"; the oracle now gives the
+    input on which it does, and both models are proved."""
     doc = tracelearn.api.streams.filter_property("equivalent", str(STREAMS / "pipes.c"), function="stop_by_flag",
                                                  with_function="stop_by_return", timeout=120)
-    # stop_by_return's model is not proved (it returns; the conjecture may write after it),
-    # and it differs from stop_by_flag's past the '#', where the filters both write nothing
+    assert doc["holds"] is True and all(m["complete"] for m in doc["models"]), doc["reason"]
+
+
+@pytest.mark.parametrize("name", ["until_nul", "first_line", "stop_by_return"])
+def test_a_filter_that_returns_is_learned_completely(name):
+    r, path = _learn("pipes.c", name)
+    assert r.complete and r.transducer.states == 2, r.reason
+    _agree_with_gcc(path, name, r.transducer, count=200, consts=(0, 10, 35, 97))
+
+
+def test_models_that_differ_where_the_filters_do_not_say_why(monkeypatch):
+    """Models that differ on an input where the filters agree (a model not proved):
+    unknown, never false, and the reason names the unproved model. The comparison is
+    made to differ on such an input, as an unproved wrong model would."""
+    monkeypatch.setattr(tracelearn.api.streams, "equivalence",
+                        lambda *a, **k: tracelearn.api.streams.Comparison("different", [ord("#"), 1]))
+    monkeypatch.setattr(tracelearn.api.streams, "learn_filter_file", _unproved(tracelearn.api.streams.learn_filter_file))
+    doc = tracelearn.api.streams.filter_property("equivalent", str(STREAMS / "pipes.c"), function="stop_by_flag",
+                                                 with_function="stop_by_return", timeout=120)
     assert doc["holds"] is None and doc["witness"]["replay"] == "not confirmed"
-    assert "differ on the witness" in doc["reason"] and "stop_by_return" in doc["reason"]  # (it was empty)
+    assert doc["witness"]["left"]["output"] == doc["witness"]["right"]["output"] == []
+    assert "differ on the witness" in doc["reason"] and "stop_by_return: not proved here" in doc["reason"]
+
+
+def _unproved(learn_file):
+    """``learn_filter_file`` whose stop_by_return result is marked not proved."""
+    def wrapped(*a, **k):
+        run = learn_file(*a, **k)
+        if k.get("function") == "stop_by_return":
+            run.doc["complete"], run.doc["reason"] = False, "not proved here"
+            run.result.complete = False
+        return run
+    return wrapped
 
 
 def test_a_pipeline_is_reordered_only_after_its_filters_are_proved_to_commute(tmp_path, capsys):
@@ -306,17 +338,39 @@ def test_a_pipeline_is_reordered_only_after_its_filters_are_proved_to_commute(tm
     assert doc["reason"] == "not reordered: they do not commute"
 
 
+def test_a_reordered_pipeline_learns_each_filter_once(monkeypatch):
+    """fuse --reorder proves commutation from the two models, then fuses the same two:
+    each filter is learned once (it was learned again for the fusion)."""
+    api = tracelearn.api.streams
+    calls = []
+    learn_file = api.learn_filter_file
+
+    def counting(*a, **k):
+        calls.append(k["function"])
+        return learn_file(*a, **k)
+    monkeypatch.setattr(api, "learn_filter_file", counting)
+    doc, _ = api.fuse_filters(str(STREAMS / "diff.c"), function="diff_encode", with_function="sum_pairs",
+                              reorder=True, check=100)
+    assert doc["complete"] and doc["reorder"]["holds"] is True and doc["differential"]["disagreement"] is None
+    assert calls.count("diff_encode") == calls.count("sum_pairs") == 1, calls
+
+
 def test_an_unproved_fused_filter_is_not_written(tmp_path, capsys):
-    """until_nul's transducer is not proved (it returns), so the pipeline is learned and
-    not proved either: the fused C, which may differ from the pipeline, is not written
-    (as --array-c), with a warning; the document says why."""
+    """fig2's transducer is proved only up to 2^31 - 1 elements, so the fused pipeline
+    is not proved: the fused C, which may differ from the pipeline, is not written (as
+    --array-c), with a warning; the document says why."""
     out = tmp_path / "fused.c"
-    code = main(["fuse", str(STREAMS / "pipes.c"), "--function", "until_nul", "--with", "first_line",
-                 "-o", str(out), "--json", "--quiet"])
+    pipeline = ["fuse", str(STREAMS / "fig2.c"), "--function", "fig2", "--with", "html_escape",
+                "--with-file", str(STREAMS / "escape.c"), "--check", "50"]
+    code = main(pipeline + ["-o", str(out), "--json", "--quiet"])
     cap = capsys.readouterr()
     doc = json.loads(cap.out)
     assert code == 0 and not doc["complete"] and doc["output"] is None and not out.exists()
     assert "not written" in cap.err
+    # without -o, nor is it printed
+    code = main(pipeline + ["--quiet"])
+    cap = capsys.readouterr()
+    assert code == 0 and "INCOMPLETE" in cap.out and "void fused" not in cap.out and "not printed" in cap.out
 
 
 def test_a_register_taking_ever_new_values_is_still_outside_the_class():
@@ -1022,6 +1076,11 @@ def test_term_text_of_zero_extensions_and_sign_bits():
     assert term_text(z3.Extract(7, 7, w1) == 0) == "x[-1] >= 0"
     assert term_text(z3.Extract(7, 7, w1) == 1) == "x[-1] < 0"
     assert term_text(z3.Concat(w1, w0)) == "(x[-1] << 8) | (x & 255)"
+    # a promoted char's own bits are the char (javascript_escape's guards read x[7:0] != -64)
+    low = z3.Extract(7, 0, z3.SignExt(24, w0))
+    assert term_text(low == 0xC0, chars=True) == "x == -64"
+    assert term_text(z3.ULT(z3.Concat(z3.BitVecVal(0, 24), low), 128)) == "(x & 255) <u 128"
+    assert term_text(z3.Extract(7, 6, z3.SignExt(24, w1)) == 2) == "(x[-1][7:6]) == 2"
 
 
 def test_an_undecided_witness_query_raises_never_reads_as_no_input():

@@ -386,6 +386,10 @@ class TermPrinter:
     def atom(self, e: z3.ExprRef) -> str:
         s = self.text(e)
         simple = z3.is_const(e) or z3.is_bv_value(e) or z3.is_app_of(e, z3.Z3_OP_SIGN_EXT) and z3.is_const(e.arg(0))
+        zero = z3.is_app_of(e, z3.Z3_OP_CONCAT) and e.num_args() == 2 and z3.is_bv_value(e.arg(0)) \
+            and e.arg(0).as_long() == 0  # (a zero extension)
+        whole = _whole(e.arg(0) if z3.is_app_of(e, z3.Z3_OP_ZERO_EXT) else e.arg(1) if zero else e)
+        simple = simple or whole is not None and z3.is_const(whole)  # x, or (x & 255): already an atom
         return s if simple else f"({s})"
 
     def _unsigned(self, e: z3.ExprRef) -> str:
@@ -395,6 +399,9 @@ class TermPrinter:
             return str(e.as_long())
         if z3.is_app_of(e, z3.Z3_OP_ITE):
             return f"({self.text(e.arg(0))} ? {self._unsigned(e.arg(1))} : {self._unsigned(e.arg(2))})"
+        whole = _whole(e)
+        if whole is not None and z3.is_const(whole):  # a signed element read unsigned: (unsigned char) x
+            return f"({self.text(whole)} & {(1 << whole.size()) - 1})"
         return self.text(e)
 
     def _render(self, e: z3.ExprRef) -> str:  # noqa: C901
@@ -445,7 +452,12 @@ class TermPrinter:
             return f"({self.text(ch[0])} ? {self.text(ch[1])} : {self.text(ch[2])})"
         if k == z3.Z3_OP_EXTRACT:
             hi, lo = e.params()
-            return f"{self.atom(ch[0])}[{hi}:{lo}]"
+            inner = ch[0]
+            if z3.is_app_of(inner, z3.Z3_OP_SIGN_EXT) and hi < inner.arg(0).size():
+                inner = inner.arg(0)  # bits of the value extended: the value's own bits
+                if (hi, lo) == (inner.size() - 1, 0):
+                    return self.text(inner)
+            return f"{self.atom(inner)}[{hi}:{lo}]"
         if k == z3.Z3_OP_CONCAT:
             if len(ch) == 2 and z3.is_bv_value(ch[0]) and ch[0].as_long() == 0:
                 return self._unsigned(ch[1])  # a zero extension
@@ -458,6 +470,16 @@ class TermPrinter:
                 out, width = f"({top} << {width}) | {out}", width + c.size()
             return out
         return str(e)
+
+
+def _whole(e: z3.ExprRef) -> z3.ExprRef | None:
+    """The value ``e`` is all of, when ``e`` takes a sign-extended value's own bits back
+    (``x[7:0]`` of a promoted char is the char), else None."""
+    if not z3.is_app_of(e, z3.Z3_OP_EXTRACT) or not z3.is_app_of(e.arg(0), z3.Z3_OP_SIGN_EXT):
+        return None
+    hi, lo = e.params()
+    inner = e.arg(0).arg(0)
+    return inner if (hi, lo) == (inner.size() - 1, 0) else None
 
 
 def _sign_test(a: z3.ExprRef, b: z3.ExprRef) -> tuple[z3.ExprRef, str] | None:
