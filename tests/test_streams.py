@@ -291,6 +291,18 @@ def test_a_filter_that_returns_is_learned_completely(name):
     _agree_with_gcc(path, name, r.transducer, count=200, consts=(0, 10, 35, 97))
 
 
+@pytest.mark.parametrize("oracle", ["boundaries", "abstraction"])
+@pytest.mark.parametrize("function, states", [("next_greater", 2), ("until_repeat", 3), ("last_two_compared", 3)])
+def test_elements_held_in_registers_are_proved_by_both_oracles(function, states, oracle):
+    """A register holding a peeked element (or the one before) is that window place: the
+    predicate abstraction made it a symbol, lost that it is that element, and answered
+    unknown ("the spurious run ... gives no new predicate"); it now keeps it as the
+    boundaries do. Proved, and the same as gcc's build of the filter."""
+    r, path = _learn("lookahead.c", function, oracle=oracle)
+    assert r.complete and r.transducer.states == states, r.reason
+    _agree_with_gcc(path, function, r.transducer, count=200, consts=(0, 1, 2, -1, 5))
+
+
 def test_models_that_differ_where_the_filters_do_not_say_why(monkeypatch):
     """Models that differ on an input where the filters agree (a model not proved):
     unknown, never false, and the reason names the unproved model. The comparison is

@@ -43,3 +43,45 @@ void input_offset(void) {
         tl_out(tl_peek(k & 1));
     }
 }
+
+/* Elements held in registers that a step compares with the next: 1 where an element is
+   greater than the one before it (the two peeked, the first consumed). */
+void next_greater(void) {
+    while (1) {
+        int c = tl_peek(0);
+        int d = tl_peek(1);
+        tl_out(d > c);
+        tl_in();
+    }
+}
+
+/* copies its input until an element repeats the one before it, then writes -1 and
+   returns (the peeked element held in a register) */
+void until_repeat(void) {
+    while (1) {
+        int c = tl_peek(0);
+        if (tl_peek(1) == c) {
+            tl_out(-1);
+            return;
+        }
+        tl_out(tl_in());
+    }
+}
+
+/* copies its input; at the end, how its last two elements compare ('G', 'E', 'L'), or
+   how many there were when fewer than two */
+void last_two_compared(void) {
+    int a = 0, b = 0, n = 0;
+    while (!tl_eof()) {
+        int c = tl_in();
+        a = b;
+        b = c;
+        if (n < 2)
+            n++;
+        tl_out(c);
+    }
+    if (n == 2)
+        tl_out(a > b ? 'G' : a == b ? 'E' : 'L');
+    else
+        tl_out(n);
+}

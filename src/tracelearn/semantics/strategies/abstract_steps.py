@@ -4,8 +4,9 @@
 An abstract boundary keeps what the filter writes exact and abstracts what only
 steers it. The data registers (``ir.analysis.data_registers``: their values may reach
 an output, a store or a call) keep their terms over the window, as the concrete
-boundaries do. Every other integer register of the filter (a state flag, a counter) is
-a fresh symbol ``ctl!<depth>:<name>``, known only through which predicates of ``Phi``
+boundaries do, and so does a register holding one element of the window (a peeked
+element the next step compares). Every other integer register of the filter (a state
+flag, a counter) is a fresh symbol ``ctl!<depth>:<name>``, known only through which predicates of ``Phi``
 hold of it: the boundary's *minterm*. A big step explored from there has a condition
 over the window and those symbols; the abstract steps are its paths that some value
 of the minterm allows, one per minterm the registers' new values may satisfy after it.
@@ -74,6 +75,14 @@ def predicate_text(p: z3.ExprRef) -> str:
     text = " ".join(str(p).split())  # (z3 breaks long terms over lines)
     return re.sub(r"ctl!(\d+):([\w.$]+)", lambda m: m.group(2) + ("" if m.group(1) == "0" else f"@{m.group(1)}"),
                   text)
+
+
+def holds_element(t: z3.ExprRef) -> bool:
+    """Is ``t`` one element of the window (``w<j>``), extended or cut?"""
+    while z3.is_app_of(t, z3.Z3_OP_SIGN_EXT) or z3.is_app_of(t, z3.Z3_OP_ZERO_EXT) or \
+            z3.is_app_of(t, z3.Z3_OP_EXTRACT):
+        t = t.arg(0)
+    return z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED and re.fullmatch(r"w\d+", t.decl().name()) is not None
 
 
 def is_control(t: z3.ExprRef) -> bool:
@@ -334,6 +343,11 @@ class AbstractExplorer:
                 if is_control(v.term):
                     raise AbstractionUnsupported(f"'{name}' of {proc.name}, which the filter writes, depends on a "
                                                  "register the abstraction drops")
+                continue
+            if holds_element(v.term):
+                # an element held (a peeked one compared with the next): kept as the window
+                # place it is, as a data register is; a symbol would forget that it is that
+                # element, and no predicate over symbols alone could say so again
                 continue
             sym = f"{CTL}{d}:{name}"
             self._proc_of[sym] = proc.name
