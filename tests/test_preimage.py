@@ -87,3 +87,20 @@ def test_a_preimage_needs_an_automaton_over_the_outputs():
     t = _learned("escape.c", "html_escape")
     with pytest.raises(ValueError, match="32-bit"):
         preimage(t, SymbolicAutomaton.containing([60], 8))
+
+
+def test_a_preimage_takes_the_first_enabled_end_as_the_run_does():
+    """A deterministic transducer whose moves do not overlap but whose final moves do
+    (a review's): the run takes the first end, writing 1, so "contains a 2" holds only
+    where the input has one. The pre-image took every enabled end (the exclusivity of
+    the moves was taken for the ends'), and said the empty input writes a 2."""
+    from tracelearn.automata.transducer import FinalMove, Move
+    w0 = z3.BitVec("w0", 8)
+    one, two = z3.BitVecVal(1, OUT_BITS), z3.BitVecVal(2, OUT_BITS)
+    t = Transducer(8, 1, 0, [Move(0, TRUE, (z3.SignExt(24, w0),), 0)],
+                   [FinalMove(0, TRUE, (one,)), FinalMove(0, TRUE, (two,))])
+    contains_two = SymbolicAutomaton.containing([2], OUT_BITS)
+    pre = preimage(t, contains_two)
+    for v in ([], [5], [2], [5, 2], [1, 1]):
+        assert pre.accepts(v) == contains_two.accepts(t.run(v)) == (2 in v), v
+    assert shortest_accepted(pre).witness == [2]

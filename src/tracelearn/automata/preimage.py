@@ -21,7 +21,7 @@ import z3
 from ..bvterm import TermFacts, window_vars
 from .symbolic_automaton import AutomatonMove, SymbolicAutomaton
 from .transducer import OUT_BITS, Transducer
-from .transducer_algebra import choices, end_choices, shifted
+from .transducer_algebra import finals_overlap, choices, end_choices, shifted
 from ..querytime import remaining_ms
 from .transducer_paths import path_input, satisfiable, solver, undecided
 
@@ -36,8 +36,10 @@ def preimage(t: Transducer, a: SymbolicAutomaton) -> SymbolicAutomaton:
     o = z3.BitVec("w0", OUT_BITS)
     k = t.lookback
     # a deterministic transducer's moves of a state known not to overlap: each move's own
-    # guard is when the run takes it (not "and no earlier one")
+    # guard is when the run takes it (not "and no earlier one"); its final moves are asked
+    # apart (moves that do not overlap say nothing of them: the run takes the first end)
     exclusive = not t.nondeterministic and t.overlapping() is None
+    exclusive_ends = not t.nondeterministic and not finals_overlap(t)
 
     def reads(qa: int, outs: tuple) -> list[tuple[list[z3.BoolRef], int]]:
         """The automaton's runs from ``qa`` over the output terms: (conditions, end)."""
@@ -74,7 +76,7 @@ def preimage(t: Transducer, a: SymbolicAutomaton) -> SymbolicAutomaton:
             for conds, qa2 in reads(qa, m.outputs):
                 g = z3.And(en, *conds) if conds else en
                 moves.append(AutomatonMove(src, g, state((m.dst, qa2, min(d + 1, k))), needs))
-        ends = [z3.And(c, *conds) if conds else c for c, outs in end_choices(t, qt, d, exclusive)
+        ends = [z3.And(c, *conds) if conds else c for c, outs in end_choices(t, qt, d, exclusive_ends)
                 for conds, q in reads(qa, outs) if q in a.finals and not z3.is_false(a.finals[q])]
         if ends:
             finals[src] = ends[0] if len(ends) == 1 else z3.Or(*ends)

@@ -360,7 +360,7 @@ def union(a: Transducer, b: Transducer) -> Transducer:
     if a.bits != b.bits:
         raise NotComposable("the element types differ")
     for t, name in ((a, "first"), (b, "second")):
-        if not t.nondeterministic and (t.overlapping() is not None or _finals_overlap(t)):
+        if not t.nondeterministic and (t.overlapping() is not None or finals_overlap(t)):
             raise NotComposable(f"the {name} transducer's moves overlap: its first-enabled choice is not a union's")
     moves: list[Move] = []
     finals: list[FinalMove] = []
@@ -380,7 +380,8 @@ def union(a: Transducer, b: Transducer) -> Transducer:
                       nondeterministic=True)
 
 
-def _finals_overlap(t: Transducer) -> bool:
+def finals_overlap(t: Transducer) -> bool:
+    """Do two final moves of one state overlap (or may: an undecided pair counts)?"""
     for q in range(t.states):
         fs = [f.guard for f in t.finals if f.src == q]
         for i in range(len(fs)):
