@@ -230,3 +230,18 @@ def test_union_keeps_every_output_of_a_nondeterministic_operand_on_no_input():
     nd = Transducer(8, 1, 0, [], [FinalMove(0, TRUE, (_c(1),)), FinalMove(0, TRUE, (_c(2),))],
                     nondeterministic=True)
     assert union(nd, echo_then(9)).outputs([]) == {(1,), (2,), (9,)}
+
+
+def test_the_witness_of_a_union_is_the_shortest_over_all_its_pairs_of_runs():
+    """``b`` is itself not single-valued (2 or 3 per element: the shortest such input is
+    [0]), but ``a`` writes nothing and ``b`` a 0 at the end of the empty input: that
+    mixed pair separates them on a shorter input, which the answer gave (a review's)."""
+    true = z3.BoolVal(True)
+    c = lambda v: z3.BitVecVal(v, 32)  # noqa: E731
+    a = Transducer(4, 1, 0, [Move(0, true, (), 0)], [])
+    b = Transducer(4, 1, 0, [Move(0, true, (c(2),), 0), Move(0, true, (c(3),), 0)],
+                   [FinalMove(0, true, (c(0),))], nondeterministic=True)
+    assert single_valued(b).witness == [0]
+    r = equivalence(a, b)
+    assert r.status == "different" and r.witness == [], r
+    assert a.outputs([]) != b.outputs([])

@@ -325,12 +325,22 @@ def equivalence(a: Transducer, b: Transducer, **limits) -> Comparison:
             return oa != ob
         return bool(oa) and bool(ob) and len(oa | ob) > 1
 
+    found: Comparison | None = None  # the shortest separating input of the union's pairs of runs
     for t in (a, b):  # the union's pairs of runs of one operand
         if t.nondeterministic:
             own = single_valued(t, **limits)
-            if own.status != "equal":
+            if own.status == "unknown":
                 return own
-    res = square(a, b, confirm, domains=both_det, **limits)
+            if own.status == "different" and (found is None or len(own.witness or []) < len(found.witness or [])):
+                found = own
+    try:
+        res = square(a, b, confirm, domains=both_det, **limits)
+    except TimeoutError:
+        if found is None:
+            raise
+        return found  # (a real witness, which a shorter one of the mixed pairs may beat)
+    if found is not None and not (res.status == "different" and len(res.witness or []) < len(found.witness or [])):
+        return found  # the mixed pairs of runs separate no shorter input
     if res.status == "equal" and not both_det:
         res.reason = "every two runs on one input write the same (the domains are not compared)"
     return res
