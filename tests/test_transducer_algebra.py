@@ -245,3 +245,22 @@ def test_the_witness_of_a_union_is_the_shortest_over_all_its_pairs_of_runs():
     r = equivalence(a, b)
     assert r.status == "different" and r.witness == [], r
     assert a.outputs([]) != b.outputs([])
+
+
+def test_a_difference_behind_a_window_condition_is_never_called_equal():
+    """Two lookback-1 transducers that differ only after ``-1, 0``: the search meets the
+    pair of states once along ``[-1]``, where the move on ``x[-1] == 0`` has no input,
+    and does not take it again along ``[-1, 0]`` (a review's; the answer is unknown after
+    its bound). Pruning moves that no input takes along the one path searched made it
+    answer "equal": whatever the search finds, it is never that."""
+    w0, w1 = z3.BitVec("w0", 4), z3.BitVec("w1", 4)
+
+    def t(out: tuple) -> Transducer:
+        return Transducer(4, 2, 0, [Move(0, w0 == -1, (), 1), Move(1, w1 != 0, (), 1),
+                                    Move(1, w1 == 0, out, 1)], [])
+    a, b = t(()), t((z3.SignExt(28, w1),))
+    assert a.run([-1, 0, 5]) != b.run([-1, 0, 5])
+    r = equivalence(a, b, max_pairs=200)
+    assert r.status != "equal", r
+    if r.status == "different":
+        assert a.run(r.witness) != b.run(r.witness)
