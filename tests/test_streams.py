@@ -309,7 +309,8 @@ def test_models_that_differ_where_the_filters_do_not_say_why(monkeypatch):
     made to differ on such an input, as an unproved wrong model would."""
     monkeypatch.setattr(tracelearn.api.streams, "equivalence",
                         lambda *a, **k: tracelearn.api.streams.Comparison("different", [ord("#"), 1]))
-    monkeypatch.setattr(tracelearn.api.streams, "learn_filter_file", _unproved(tracelearn.api.streams.learn_filter_file))
+    api = tracelearn.api.streams
+    monkeypatch.setattr(api, "learn_filter_file", _unproved(api.learn_filter_file))
     doc = tracelearn.api.streams.filter_property("equivalent", str(STREAMS / "pipes.c"), function="stop_by_flag",
                                                  with_function="stop_by_return", timeout=120)
     assert doc["holds"] is None and doc["witness"]["replay"] == "not confirmed"

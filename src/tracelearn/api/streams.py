@@ -215,7 +215,7 @@ def _model_doc(label: str, r: FilterRun) -> dict:
             "states": r.doc["transducer"]["states"] if r.doc["transducer"] else None, "stats": r.doc["stats"]}
 
 
-Learned = dict[tuple[str, str], "FilterRun"]  # (file, function) -> its learned model, for one element type
+Learned = dict[tuple[str, str], FilterRun]  # (file, function) -> its learned model, for one element type
 
 
 def _learned(learned: Learned | None, path: str, function: str, element: str, max_depth: int | None,

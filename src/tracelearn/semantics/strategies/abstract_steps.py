@@ -6,8 +6,8 @@ steers it. The data registers (``ir.analysis.data_registers``: their values may 
 an output, a store or a call) keep their terms over the window, as the concrete
 boundaries do, and so does a register holding one element of the window (a peeked
 element the next step compares). Every other integer register of the filter (a state
-flag, a counter) is a fresh symbol ``ctl!<depth>:<name>``, known only through which predicates of ``Phi``
-hold of it: the boundary's *minterm*. A big step explored from there has a condition
+flag, a counter) is a fresh symbol ``ctl!<depth>:<name>``, known only through which
+predicates of ``Phi`` hold of it: the boundary's *minterm*. A big step explored from there has a condition
 over the window and those symbols; the abstract steps are its paths that some value
 of the minterm allows, one per minterm the registers' new values may satisfy after it.
 Their guards keep the conditions over the window alone (a path whose condition reads a
@@ -82,7 +82,8 @@ def holds_element(t: z3.ExprRef) -> bool:
     while z3.is_app_of(t, z3.Z3_OP_SIGN_EXT) or z3.is_app_of(t, z3.Z3_OP_ZERO_EXT) or \
             z3.is_app_of(t, z3.Z3_OP_EXTRACT):
         t = t.arg(0)
-    return z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED and re.fullmatch(r"w\d+", t.decl().name()) is not None
+    return z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED \
+        and re.fullmatch(r"w\d+", t.decl().name()) is not None
 
 
 def is_control(t: z3.ExprRef) -> bool:
