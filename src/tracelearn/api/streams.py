@@ -562,6 +562,10 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
             pipe = learn_filter_file(str(src), function="__tl_pipeline", element=element, max_depth=max_depth,
                                      check=0, timeout=left())
             t, complete, reason = pipe.result.transducer, pipe.doc["complete"], pipe.doc["reason"]
+            if complete and not first.doc["complete"]:
+                # the pipeline runs the first filter's transducer: proved equal to that, it is
+                # the pipeline of the filters only as far as that transducer is the first filter
+                complete, reason = False, f"{function}'s transducer is not proved equal to it ({first.doc['reason']})"
             by = f"learning the C pipeline ({why})"
         text = transducer_filter(t, name) if t is not None else None
         differential = None
