@@ -1416,3 +1416,15 @@ def test_a_filter_writing_each_element_a_step_late_is_equal_to_one_writing_it_at
                  "echo_then_end", "--json", "--quiet"])
     doc = json.loads(capsys.readouterr().out)
     assert code == 0 and doc["holds"] is True and all(m["complete"] for m in doc["models"])
+
+
+def test_the_time_limit_ends_the_witness_queries_too():
+    """A table whose words' inputs are all cached runs asks only for witnesses: past the
+    time limit that query raises it (the limit was checked only before a new run)."""
+    from tracelearn.analyses.streams.teacher import FilterTeacher
+    prog = load_program(str(STREAMS / "escape.c"), entry="html_escape")
+    teacher = FilterTeacher(FilterRunner(prog, "html_escape", Element(8)), deadline=time.perf_counter() + 60)
+    assert teacher.execute(()) is not None  # the empty input, run
+    teacher.deadline = time.perf_counter() - 1
+    with pytest.raises(TimeoutError, match="time limit"):
+        teacher.execute(())  # its run is cached: only the witness query is asked
