@@ -139,9 +139,8 @@ class FilterTeacher:
 
     def _solve(self, cons: list[z3.BoolRef], n: int) -> list[int] | None:
         # the time limit here too: a table whose words' inputs are all cached runs asks
-        # only these (a fusion's C pipeline went on for minutes past its limit)
-        # (no solver timeout: z3 answers with other models when one is set, and the
-        # table's witnesses, so what is learned, would change)
+        # only these. (No solver timeout: z3 answers with other models when one is set,
+        # and the table's witnesses, so what is learned, would change.)
         if at_deadline(self.deadline):
             raise TimeoutError("time limit")
         self.stats.solver_calls += 1
