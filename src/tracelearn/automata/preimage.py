@@ -21,7 +21,7 @@ import z3
 from ..bvterm import TermFacts, window_vars
 from .symbolic_automaton import AutomatonMove, SymbolicAutomaton
 from .transducer import OUT_BITS, Transducer
-from .transducer_algebra import finals_overlap, choices, end_choices, shifted
+from .transducer_algebra import choices, end_choices, finals_overlap, shifted
 from ..querytime import remaining_ms
 from .transducer_paths import path_input, satisfiable, solver, undecided
 
