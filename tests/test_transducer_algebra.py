@@ -247,12 +247,13 @@ def test_the_witness_of_a_union_is_the_shortest_over_all_its_pairs_of_runs():
     assert a.outputs([]) != b.outputs([])
 
 
-def test_a_difference_behind_a_window_condition_is_never_called_equal():
-    """Two lookback-1 transducers that differ only after ``-1, 0``: the search meets the
-    pair of states once along ``[-1]``, where the move on ``x[-1] == 0`` has no input,
-    and does not take it again along ``[-1, 0]`` (a review's; the answer is unknown after
-    its bound). Pruning moves that no input takes along the one path searched made it
-    answer "equal": whatever the search finds, it is never that."""
+def test_a_difference_behind_a_window_condition_is_found_and_shortest():
+    """Two lookback-1 transducers that differ only after ``-1, 0``: the pair of states is
+    met along ``[-1]``, where the move on ``x[-1] == 0`` has no input, and along
+    ``[-1, 0]``, where it has. A node keyed by the states alone searched one of them (a
+    review's: unknown after its bound); pruning moves that no input takes along that one
+    path made it answer "equal". Keyed with what the path says of the window, the two
+    are two nodes, and the shortest separating input (3 elements, enumerated) is found."""
     w0, w1 = z3.BitVec("w0", 4), z3.BitVec("w1", 4)
 
     def t(out: tuple) -> Transducer:
@@ -260,7 +261,8 @@ def test_a_difference_behind_a_window_condition_is_never_called_equal():
                                     Move(1, w1 == 0, out, 1)], [])
     a, b = t(()), t((z3.SignExt(28, w1),))
     assert a.run([-1, 0, 5]) != b.run([-1, 0, 5])
+    shortest = next(len(w) for n in range(4) for w in itertools.product(range(-8, 8), repeat=n)
+                    if a.run(list(w)) != b.run(list(w)))
     r = equivalence(a, b, max_pairs=200)
-    assert r.status != "equal", r
-    if r.status == "different":
-        assert a.run(r.witness) != b.run(r.witness)
+    assert r.status == "different", r
+    assert a.run(r.witness) != b.run(r.witness) and len(r.witness) == shortest == 3

@@ -130,6 +130,7 @@ class _Queries:
         self.calls = 0
         self._exclusive: dict[tuple[int, int, bool], bool] = {}
         self._places: dict[int, tuple[z3.ExprRef, frozenset[int]]] = {}
+        self._back: dict[int, tuple[z3.BoolRef, z3.BoolRef | None]] = {}
 
     def places(self, t: z3.ExprRef) -> frozenset[int]:
         """:func:`window_vars` of ``t``, once per term (the same guards are asked of again
@@ -139,6 +140,23 @@ class _Queries:
             hit = (t, frozenset(window_vars(t)))
             self._places[t.get_id()] = hit
         return hit[1]
+
+    def context(self, ctx: tuple, cond: z3.BoolRef, k: int) -> tuple:
+        """What the path says of the window one step on, after a move on ``cond`` from a
+        node whose path said ``ctx``: each part moved back a place; a part dropped when
+        it reads no place of the window (``w0``..``w<k>``) any more, or says nothing.
+        An over-approximation: a part with a place both in and past the window is kept
+        whole, and one dropped may still have tied an element to a kept one."""
+        out: dict[int, z3.BoolRef] = {}
+        for c in ctx + tuple(conjuncts(cond)):
+            hit = self._back.get(c.get_id())
+            if hit is None:  # (the entry keeps the term: its id is not reused)
+                js = self.places(c)
+                moved = shifted(c) if js and min(js) + 1 <= k else None
+                hit = self._back[c.get_id()] = (c, moved)
+            if hit[1] is not None:
+                out[hit[1].get_id()] = hit[1]
+        return tuple(out[i] for i in sorted(out))
 
     def exclusive(self, t: Transducer, q: int, final: bool = False) -> bool:
         """Do the guards of ``q``'s moves (final moves: ``final``) not overlap? Then the
@@ -191,7 +209,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
     def candidate(conds: tuple, bad: z3.BoolRef, length: int, node: tuple) -> bool:
         """A difference at the end of ``conds``: True when an input confirms it."""
         nonlocal unconfirmed
-        if not qs.sat(bad):
+        if not qs.sat(z3.And(*node[5], bad)):
             return False
         w = path_input(list(conds) + [bad], a.bits, length)
         if w is not None and confirm(w):
@@ -204,7 +222,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
 
     def ends_differ(node: tuple, conds: tuple) -> bool:
         """Do the outputs differ if the input ends at ``node``?"""
-        qa, qb, d, side, lag = node
+        qa, qb, d, side, lag, _ = node
         for ca, oa in end_choices(a, qa, d, qs.exclusive(a, qa, True), qs.places):
             for cb, ob in end_choices(b, qb, d, qs.exclusive(b, qb, True), qs.places):
                 left, right = (lag + oa, ob) if side == 0 else (oa, lag + ob)
@@ -217,7 +235,10 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
         return False
 
     eqs, side, lag = _align(_consts(a.initial_output), _consts(b.initial_output))
-    start = (a.initial, b.initial, 0, side, lag)
+    # a node: the two states, how much of the window the stream has filled, the side
+    # ahead and what it wrote beyond the other, and what the path said of the window
+    # (the future reads no more of it: two paths to one node have the same futures)
+    start = (a.initial, b.initial, 0, side, lag, ())
     if eqs and candidate((), z3.Not(z3.And(*eqs)), 0, start):
         return _done(res, qs)
     if ends_differ(start, ()):
@@ -229,7 +250,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
     # first confirmed is a shortest along the paths searched
     while queue:
         node, conds = queue.popleft()
-        qa, qb, d, side, lag = node
+        qa, qb, d, side, lag, ctx = node
         res.pairs += 1
         n = len(conds)
         ma, mb = choices(a, qa, d, qs.exclusive(a, qa), qs.places), choices(b, qb, d, qs.exclusive(b, qb), qs.places)
@@ -242,7 +263,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
         for x, ex in ma:
             for y, ey in mb:
                 both = z3.And(ex, ey)
-                if not qs.sat(both):
+                if not qs.sat(z3.And(*ctx, both)):
                     continue
                 left, right = (lag + x.outputs, y.outputs) if side == 0 else (x.outputs, lag + y.outputs)
                 eqs, nside, rest = _align(left, right)
@@ -251,13 +272,13 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
                 if len(rest) > max_delay:
                     unconfirmed = unconfirmed or f"one writes more than {max_delay} elements ahead of the other"
                     continue
-                if eqs and not qs.sat(z3.And(both, *eqs)):
+                if eqs and not qs.sat(z3.And(*ctx, both, *eqs)):
                     continue
                 rest = tuple(shifted(t) for t in rest)
                 if any(j > k + max_delay for t in rest for j in window_vars(t)):
                     unconfirmed = unconfirmed or f"one writes an element more than {max_delay} steps before the other"
                     continue
-                nxt = (x.dst, y.dst, min(d + 1, k), nside, rest)
+                nxt = (x.dst, y.dst, min(d + 1, k), nside, rest, qs.context(ctx, z3.And(both, *eqs), k))
                 if not paths.wanted(_key(nxt)):
                     continue
                 if paths.count >= max_pairs:
@@ -303,8 +324,8 @@ class _Paths:
 
 
 def _key(node: tuple) -> tuple:
-    qa, qb, d, side, lag = node
-    return qa, qb, d, side if lag else 0, tuple(t.get_id() for t in lag)
+    qa, qb, d, side, lag, ctx = node
+    return qa, qb, d, side if lag else 0, tuple(t.get_id() for t in lag), tuple(c.get_id() for c in ctx)
 
 
 def _done(res: Comparison, qs: _Queries) -> Comparison:
