@@ -266,3 +266,24 @@ def test_a_difference_behind_a_window_condition_is_found_and_shortest():
     r = equivalence(a, b, max_pairs=200)
     assert r.status == "different", r
     assert a.run(r.witness) != b.run(r.witness) and len(r.witness) == shortest == 3
+
+
+def test_a_pair_met_with_a_loose_context_is_searched_along_every_path_as_long():
+    """``[x != 3, x]`` and ``[3, 3]`` reach state 2 with one context, ``x[-1] == x[-2]``:
+    the condition on the dropped element (``== 3``) was tied to the kept one. Only the
+    second path takes the move on ``x[-1] == 3``, where the two differ; the first was
+    the one kept, and the witness was a longer input (a review's). Such a context is
+    loose, and the other paths of the first one's length are searched too."""
+    w0, w1 = z3.BitVec("w0", 3), z3.BitVec("w1", 3)
+
+    def t(out: int) -> Transducer:
+        return Transducer(3, 3, 0, [
+            Move(0, w0 != 3, (), 1), Move(0, w0 == 3, (), 1),
+            Move(1, w0 == w1, (), 2), Move(1, w0 != w1, (), 0),
+            Move(2, w1 == 3, (_c(out),), 2), Move(2, w1 != 3, (), 2)], [])
+    a, b = t(1), t(2)
+    shortest = next(len(w) for n in range(6) for w in itertools.product(range(-4, 4), repeat=n)
+                    if a.run(list(w)) != b.run(list(w)))
+    r = equivalence(a, b)
+    assert r.status == "different" and a.run(r.witness) != b.run(r.witness), r
+    assert len(r.witness) == shortest == 3

@@ -141,13 +141,16 @@ class _Queries:
             self._places[t.get_id()] = hit
         return hit[1]
 
-    def context(self, ctx: tuple, cond: z3.BoolRef, k: int) -> tuple:
+    def context(self, ctx: tuple, loose: frozenset[int], cond: z3.BoolRef, k: int) -> tuple[tuple, frozenset[int]]:
         """What the path says of the window one step on, after a move on ``cond`` from a
-        node whose path said ``ctx``: each part moved back a place; a part dropped when
-        it reads no place of the window (``w0``..``w<k>``) any more, or says nothing.
-        An over-approximation: a part with a place both in and past the window is kept
-        whole, and one dropped may still have tied an element to a kept one."""
+        node whose path said ``ctx``: each part moved back a place, and dropped when it
+        reads no place of the window (``w0``..``w<k>``) any more (a part with a place
+        both in and past it is kept whole). Exact, unless a part dropped shares a place
+        with one kept: then the kept part says less than the path did of its places.
+        ``loose``: such places (those of the parent, ``loose``, moved back), while a
+        kept part reads one; none: the context is all the path says of the window."""
         out: dict[int, z3.BoolRef] = {}
+        gone: set[int] = set()
         for c in ctx + tuple(conjuncts(cond)):
             hit = self._back.get(c.get_id())
             if hit is None:  # (the entry keeps the term: its id is not reused)
@@ -156,7 +159,11 @@ class _Queries:
                 hit = self._back[c.get_id()] = (c, moved)
             if hit[1] is not None:
                 out[hit[1].get_id()] = hit[1]
-        return tuple(out[i] for i in sorted(out))
+            else:
+                gone.update(j + 1 for j in self.places(c))
+        kept = tuple(out[i] for i in sorted(out))
+        read = set().union(*(self.places(c) for c in kept)) if kept else set()
+        return kept, frozenset(({j + 1 for j in loose} | gone) & read)
 
     def exclusive(self, t: Transducer, q: int, final: bool = False) -> bool:
         """Do the guards of ``q``'s moves (final moves: ``final``) not overlap? Then the
@@ -222,7 +229,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
 
     def ends_differ(node: tuple, conds: tuple) -> bool:
         """Do the outputs differ if the input ends at ``node``?"""
-        qa, qb, d, side, lag, _ = node
+        qa, qb, d, side, lag, _, _ = node
         for ca, oa in end_choices(a, qa, d, qs.exclusive(a, qa, True), qs.places):
             for cb, ob in end_choices(b, qb, d, qs.exclusive(b, qb, True), qs.places):
                 left, right = (lag + oa, ob) if side == 0 else (oa, lag + ob)
@@ -236,9 +243,10 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
 
     eqs, side, lag = _align(_consts(a.initial_output), _consts(b.initial_output))
     # a node: the two states, how much of the window the stream has filled, the side
-    # ahead and what it wrote beyond the other, and what the path said of the window
-    # (the future reads no more of it: two paths to one node have the same futures)
-    start = (a.initial, b.initial, 0, side, lag, ())
+    # ahead and what it wrote beyond the other, what the path said of the window (the
+    # future reads no more of it: two paths to one node have the same futures, unless
+    # the context is loose, and then several are taken), and its loose places
+    start = (a.initial, b.initial, 0, side, lag, (), frozenset())
     if eqs and candidate((), z3.Not(z3.And(*eqs)), 0, start):
         return _done(res, qs)
     if ends_differ(start, ()):
@@ -250,7 +258,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
     # first confirmed is a shortest along the paths searched
     while queue:
         node, conds = queue.popleft()
-        qa, qb, d, side, lag, ctx = node
+        qa, qb, d, side, lag, ctx, loose = node
         res.pairs += 1
         n = len(conds)
         ma, mb = choices(a, qa, d, qs.exclusive(a, qa), qs.places), choices(b, qb, d, qs.exclusive(b, qb), qs.places)
@@ -278,9 +286,11 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
                 if any(j > k + max_delay for t in rest for j in window_vars(t)):
                     unconfirmed = unconfirmed or f"one writes an element more than {max_delay} steps before the other"
                     continue
-                nxt = (x.dst, y.dst, min(d + 1, k), nside, rest, qs.context(ctx, z3.And(both, *eqs), k))
-                if not paths.wanted(_key(nxt)):
+                nxt = (x.dst, y.dst, min(d + 1, k), nside, rest, *qs.context(ctx, loose, z3.And(both, *eqs), k))
+                if not paths.wanted(_key(nxt), n + 1):
                     continue
+                if nxt[6]:  # the context says less than this path: another as long may go further
+                    paths.loosen(_key(nxt), n + 1)
                 if paths.count >= max_pairs:
                     res.reason = f"more than {max_pairs} pairs of states"
                     return _done(res, qs)
@@ -300,19 +310,22 @@ class _Paths:
     """The nodes a breadth-first search has reached, and how many paths it took to each.
     One path per node, but a node where a candidate was not confirmed along the path
     taken (the window's history forgotten, it may need another) admits up to ``AGAIN``
-    more, each searched from there with its own conditions."""
+    more, each searched from there with its own conditions; and a node whose context
+    is loose (:meth:`_Queries.context`) as many more of its first path's length (a
+    shortest input may go on along one of them only)."""
 
     AGAIN = 16
 
     def __init__(self) -> None:
         self.taken: dict[tuple, int] = {}
         self.doubtful: set[tuple] = set()
+        self.loose: dict[tuple, int] = {}  # key -> the length of its first path
         self.count = 0
         self.alive: list[tuple] = []  # the terms whose ids are in the keys: z3 reuses a freed id
 
-    def wanted(self, key: tuple) -> bool:
+    def wanted(self, key: tuple, length: int = 0) -> bool:
         n = self.taken.get(key, 0)
-        return n == 0 or (key in self.doubtful and n <= self.AGAIN)
+        return n == 0 or ((key in self.doubtful or self.loose.get(key) == length) and n <= self.AGAIN)
 
     def admit(self, key: tuple, terms: tuple = ()) -> None:
         self.taken[key] = self.taken.get(key, 0) + 1
@@ -322,9 +335,13 @@ class _Paths:
     def doubt(self, key: tuple) -> None:
         self.doubtful.add(key)
 
+    def loosen(self, key: tuple, length: int) -> None:
+        if key not in self.taken:  # (a first path with an exact context is enough)
+            self.loose[key] = length
+
 
 def _key(node: tuple) -> tuple:
-    qa, qb, d, side, lag, ctx = node
+    qa, qb, d, side, lag, ctx, _ = node
     return qa, qb, d, side if lag else 0, tuple(t.get_id() for t in lag), tuple(c.get_id() for c in ctx)
 
 
