@@ -48,6 +48,9 @@ MODIFIERS = {
     "validate_img_src_url_and_css_escape": "validate_img_src_url_and_css_escape",
     "prefix_line": "prefix_line",
 }
+# SnippetEscape as it was in June 2010 (commit 8c338f3), against that commit's unit tests
+UNITTEST_2010 = Path("ctemplate") / "2010" / "src" / "tests" / "template_modifiers_unittest.cc"
+MODIFIERS_2010 = {"snippet_escape": "snippet_escape_2010"}
 
 
 @dataclass
@@ -117,16 +120,17 @@ def vectors(source: str, modifiers_source: str = "") -> list[Vector]:
     out: list[Vector] = []
     constants = {f"ctemplate::ValidateUrl::{m.group(1)}": literals(m.group(2))
                  for m in re.finditer(rf'ValidateUrl::(\w+)\s*=\s*({_LITS});', modifiers_source, re.S)}
-    for test in re.split(r"\nTEST\(", source)[1:]:
+    # a test is a TEST(...) (the 2010 file: a static method Test...() of a class)
+    for test in re.split(r"\nTEST\(|\n\s*static void Test", source)[1:]:
         inputs: dict[str, tuple[str, bytes]] = {}
         variables: dict[str, bytes] = dict(constants)
         for m in re.finditer(rf'const char\*\s+(\w+)\s*=\s*\(?\s*({_LITS})\)?\s*;', test, re.S):
             variables[m.group(1)] = literals(m.group(2))
-        for m in re.finditer(rf'SetEscapedValue\(\s*({_LIT})\s*,\s*(.*?),\s*ctemplate::(\w+)\s*\)\s*;', test, re.S):
+        for m in re.finditer(rf'SetEscapedValue\(\s*({_LIT})\s*,\s*(.*?),\s*(?:ctemplate::)?(\w+)\s*\)\s*;', test, re.S):
             v = value(m.group(2), variables)
             if v is not None:
                 inputs[c_string(m.group(1)[1:-1]).decode()] = (m.group(3), v)
-        for m in re.finditer(rf'EXPECT_STREQ\(\s*peer\.GetSectionValue\(\s*({_LIT})\s*\)\s*,\s*(.*?)\)\s*;', test, re.S):
+        for m in re.finditer(rf'(?:EXPECT|ASSERT)_STREQ\(\s*peer\.GetSectionValue\(\s*({_LIT})\s*\)\s*,\s*(.*?)\)\s*;', test, re.S):
             name = c_string(m.group(1)[1:-1]).decode()
             want = value(m.group(2), variables)
             if name in inputs and want is not None:
@@ -170,6 +174,14 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if only is None or fn in only:
             by_fn.setdefault(fn, []).append(v)
+    old = root / UNITTEST_2010
+    if old.exists():
+        for v in vectors(old.read_text()):
+            fn = MODIFIERS_2010.get(v.modifier)
+            if fn in have and (only is None or fn in only):
+                by_fn.setdefault(fn, []).append(v)
+    else:
+        print(f"missing {old} (SnippetEscape of 2010): run benchmarks/ctemplate/restore.sh", file=sys.stderr)
     rows, failures = [], []
     for fn, vs in by_fn.items():
         t0 = time.perf_counter()
@@ -208,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
                      f"{time.perf_counter() - t0:.1f}"])
         print(f"  {fn}: {len(vs)} vectors", file=sys.stderr, flush=True)
     print(f"ctemplate unit-test vectors ({src}): {len(vecs)} read, "
-          f"{sum(len(v) for v in by_fn.values())} for our filters")
+          f"{sum(len(v) for v in by_fn.values())} for our filters"
+          + (f" (with SnippetEscape's of 2010, {old})" if old.exists() else ""))
     print(table(rows, ["filter", "vectors", "interpreter agrees", "gcc agrees", "transducer agrees",
                        "learned complete", "time s"]))
     if missing:

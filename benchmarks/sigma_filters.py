@@ -54,7 +54,7 @@ CODECS = TESTS / "codecs.c"
 # (file, function, depth bound or None, element)
 FILTERS = [
     (AUTOESCAPE, "html_escape", None, "char"), (AUTOESCAPE, "pre_escape", None, "char"),
-    (AUTOESCAPE, "snippet_escape", None, "char"),
+    (AUTOESCAPE, "snippet_escape", None, "char"), (AUTOESCAPE, "snippet_escape_2010", None, "char"),
     (AUTOESCAPE, "cleanse_attribute", None, "char"), (AUTOESCAPE, "cleanse_css", None, "char"),
     (AUTOESCAPE, "css_url_escape", None, "char"), (AUTOESCAPE, "javascript_escape", None, "char"),
     (AUTOESCAPE, "json_escape", None, "char"), (AUTOESCAPE, "url_query_escape", None, "char"),

@@ -8,9 +8,10 @@ here="$(cd "$(dirname "$0")" && pwd)"
 out="${TRACELEARN_BENCHMARKS:-$here/../../../shared/benchmarks}/ctemplate"
 git_dir="${MIRROR_GIT:-${MIRROR:-/work/.mirror}/OlafvdSpek+ctemplate/repo}"
 [ -d "$git_dir" ] || { echo "missing snapshot of OlafvdSpek/ctemplate: fetch github:OlafvdSpek/ctemplate first (or MIRROR_GIT=dir)" >&2; exit 1; }
-while read -r repo commit path; do
+while read -r repo commit path dest; do
   case "$repo" in ''|'#'*) continue ;; esac
-  mkdir -p "$out/$(dirname "$path")"
-  git -C "$git_dir" show "$commit:$path" > "$out/$path"
-  echo "$out/$path: $repo at $commit"
+  dest="${dest:-$path}"
+  mkdir -p "$out/$(dirname "$dest")"
+  git -C "$git_dir" show "$commit:$path" > "$out/$dest"
+  echo "$out/$dest: $repo $path at $commit"
 done < "$here/files.txt"

@@ -362,8 +362,9 @@ void javascript_number(void) {
 /* SnippetEscape: HtmlEscape that lets through <b>, <i>, <em>, <span dir=ltr|rtl>, their
    closing tags (only when open), <br> and <wbr>; '&' is escaped only before '{'; the
    tags still open at the end are closed, the last opened first. The C++ looks ahead
-   from '<' with memcmp: the filter holds what follows a '<' while it can still be one
-   of those tags (at most 13 elements), and a held '&' until the next element. */
+   from '<' with memcmp: the filter keeps, after a '<', the tags the elements read since
+   still begin (a bit each) and how many it read (at most 13): those elements are the
+   tags' first ones, so it holds no element. A held '&' waits for the next element. */
 static const char *const snippet_tags[] = {"b>", "i>", "em>", "span dir=ltr>", "span dir=rtl>", "/b>", "/i>",
                                            "/em>", "/span>", "br>", "wbr>"};
 #define SNIPPET_TAGS 11
@@ -381,8 +382,8 @@ static void snippet_plain(int c) {
 void snippet_escape(void) {
     char open[4]; /* the open tags in the order opened: 'b', 'i', 'e' (em), 's' (span) */
     int nopen = 0;
-    char held[13]; /* what follows a '<' */
-    int nheld = -1; /* -1: no '<' held */
+    int tags = -1; /* -1: no '<' held; else the tags still begun by what followed it */
+    int n = 0; /* the elements read since the '<' */
     int amp = 0; /* an '&' held */
     int at_end = 0;
     while (!at_end) {
@@ -395,64 +396,154 @@ void snippet_escape(void) {
             emit(!at_end && c == '{' ? "&amp;" : "&");
             amp = 0;
         }
-        if (nheld >= 0) {
-            int prefix = 0, done = -1;
-            if (!at_end) {
-                held[nheld] = c;
-                for (int t = 0; t < SNIPPET_TAGS; t++) {
-                    int i = 0;
-                    while (i <= nheld && snippet_tags[t][i] == held[i])
-                        i++;
-                    if (i == nheld + 1 && snippet_tags[t][i] != 0)
-                        prefix = 1; /* a tag may still follow */
-                    if (i == nheld + 1 && snippet_tags[t][i] == 0) {
-                        /* the whole tag: allowed if it opens a tag not open, closes one
-                           that is, or is <br> or <wbr> */
-                        char tag = t == 2 || t == 7 ? 'e' : t == 3 || t == 4 || t == 8 ? 's' : t < 9 ? held[t >= 5] : 0;
-                        int found = -1;
-                        for (int j = 0; j < nopen; j++)
-                            if (open[j] == tag)
-                                found = j;
-                        if (t < 5 && found < 0) {
-                            open[nopen++] = tag;
-                            done = t;
-                        } else if (t >= 5 && t < 9 && found >= 0) {
-                            for (int j = found; j + 1 < nopen; j++)
-                                open[j] = open[j + 1];
-                            nopen--;
-                            done = t;
-                        } else if (t >= 9) {
-                            done = t;
-                        }
-                    }
+        if (tags >= 0) {
+            int begun = 0, done = -1;
+            for (int t = 0; t < SNIPPET_TAGS && !at_end && done < 0; t++) {
+                if (!(tags >> t & 1) || snippet_tags[t][n] != c)
+                    continue;
+                if (snippet_tags[t][n + 1] != 0) {
+                    begun |= 1 << t; /* a tag may still follow */
+                    continue;
+                }
+                /* the whole tag: allowed if it opens a tag not open, closes one that
+                   is, or is <br> or <wbr> */
+                char tag = t == 2 || t == 7 ? 'e' : t == 3 || t == 4 || t == 8 ? 's' : t < 9 ? snippet_tags[t][t >= 5] : 0;
+                int found = -1;
+                for (int j = 0; j < nopen; j++)
+                    if (open[j] == tag)
+                        found = j;
+                if (t < 5 && found < 0) {
+                    open[nopen++] = tag;
+                    done = t;
+                } else if (t >= 5 && t < 9 && found >= 0) {
+                    for (int j = found; j + 1 < nopen; j++)
+                        open[j] = open[j + 1];
+                    nopen--;
+                    done = t;
+                } else if (t >= 9) {
+                    done = t;
                 }
             }
             if (done >= 0) {
                 tl_out('<');
-                for (int i = 0; i <= nheld; i++)
-                    tl_out(held[i]);
-                nheld = -1;
+                emit(snippet_tags[done]);
+                tags = -1;
                 continue;
             }
-            if (prefix) { /* still the start of a tag (every tag fits in held) */
-                nheld++;
+            if (begun) {
+                tags = begun;
+                n++;
                 continue;
             }
-            /* no tag: the '<' is escaped and what it held is read again as text */
+            /* no tag: the '<' is escaped and what followed it is read again as text
+               (the first n elements of any tag still begun then) */
             emit("&lt;");
-            for (int i = 0; i < nheld; i++)
-                snippet_plain(held[i]);
-            nheld = -1;
+            int first = 0;
+            while (!(tags >> first & 1))
+                first++;
+            for (int i = 0; i < n; i++)
+                snippet_plain(snippet_tags[first][i]);
+            tags = -1;
         }
         if (at_end)
             break;
-        if (c == '<')
-            nheld = 0;
-        else if (c == '&')
+        if (c == '<') {
+            tags = (1 << SNIPPET_TAGS) - 1;
+            n = 0;
+        } else if (c == '&') {
             amp = 1;
-        else
+        } else {
             snippet_plain(c);
+        }
     }
     for (int i = nopen - 1; i >= 0; i--)
         emit(open[i] == 'b' ? "</b>" : open[i] == 'i' ? "</i>" : open[i] == 'e' ? "</em>" : "</span>");
+}
+
+/* SnippetEscape as ctemplate had it before January 2011 (commit 8c338f3, June 2010),
+   which a paper of 2012 may have learned: only <b> and <i> are tracked, in the five
+   states of its enum (none, b, i, b then i, i then b), with <br> and <wbr> let through.
+   The C++ compares what follows a '<' with each tag (memcmp); the filter keeps, after a
+   '<', the tags the elements read since still begin (a bit each) and how many it read:
+   those elements are the tags' first ones, so it holds no element. A held '&' waits
+   for the next element, as in snippet_escape. */
+static const char *const snippet2010_tags[] = {"b>", "i>", "/b>", "/i>", "br>", "wbr>"};
+static const char *const snippet2010_closer[] = {"", "</b>", "</i>", "</i></b>", "</b></i>"};
+
+void snippet_escape_2010(void) {
+    enum { NONE, B, I, B_THEN_I, I_THEN_B } state = NONE;
+    int tags = -1; /* -1: no '<' held; else the tags still begun by what followed it */
+    int n = 0; /* the elements read since the '<' */
+    int amp = 0; /* an '&' held */
+    int at_end = 0;
+    while (!at_end) {
+        int c = 0;
+        if (tl_eof())
+            at_end = 1;
+        else
+            c = tl_in();
+        if (amp) {
+            emit(!at_end && c == '{' ? "&amp;" : "&");
+            amp = 0;
+        }
+        if (tags >= 0) {
+            int begun = 0, done = -1;
+            for (int t = 0; t < 6 && !at_end && done < 0; t++) {
+                if (!(tags >> t & 1) || snippet2010_tags[t][n] != c)
+                    continue;
+                if (snippet2010_tags[t][n + 1] != 0) {
+                    begun |= 1 << t;
+                    continue;
+                }
+                /* the whole tag, let through when the state allows it (the C++'s
+                   conditions) */
+                if (t == 0 && (state == NONE || state == I)) {
+                    state = state == I ? I_THEN_B : B;
+                    done = t;
+                } else if (t == 1 && (state == NONE || state == B)) {
+                    state = state == B ? B_THEN_I : I;
+                    done = t;
+                } else if (t == 2 && state != NONE && state != I) {
+                    state = state == B ? NONE : I;
+                    done = t;
+                } else if (t == 3 && state != NONE && state != B) {
+                    state = state == I ? NONE : B;
+                    done = t;
+                } else if (t >= 4) {
+                    done = t;
+                }
+            }
+            if (done >= 0) {
+                tl_out('<');
+                emit(snippet2010_tags[done]);
+                tags = -1;
+                continue;
+            }
+            if (begun) {
+                tags = begun;
+                n++;
+                continue;
+            }
+            /* no tag: the '<' is escaped and what followed it is read again as text
+               (the first n elements of any tag still begun then) */
+            emit("&lt;");
+            int first = 0;
+            while (!(tags >> first & 1))
+                first++;
+            for (int i = 0; i < n; i++)
+                snippet_plain(snippet2010_tags[first][i]);
+            tags = -1;
+        }
+        if (at_end)
+            break;
+        if (c == '<') {
+            tags = 63;
+            n = 0;
+        } else if (c == '&') {
+            amp = 1;
+        } else {
+            snippet_plain(c);
+        }
+    }
+    emit(snippet2010_closer[state]);
 }
