@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import time
 from pathlib import Path
 
 import pytest
@@ -287,3 +288,23 @@ def test_a_pair_met_with_a_loose_context_is_searched_along_every_path_as_long():
     r = equivalence(a, b)
     assert r.status == "different" and a.run(r.witness) != b.run(r.witness), r
     assert len(r.witness) == shortest == 3
+
+
+def test_single_valuedness_follows_only_the_runs_an_input_takes():
+    """A review's random 2-state transducer (lookback 2): after two zeros the context
+    says ``x[-1] == x[-2] == 0``, so the moves on ``x[-2] < 0`` and ``x[-2] == 3`` are
+    never taken and every input has one run. Keyed by the states alone, the search took
+    those moves and grew delayed outputs until its 60 s limit; now it says "equal" at
+    once, which enumeration bears out."""
+    w0, w1, w2 = (z3.BitVec(f"w{j}", 4) for j in range(3))
+    sx = lambda t: z3.SignExt(28, t)  # noqa: E731
+    t = Transducer(4, 2, 0, [
+        Move(0, w2 < 0, (sx(w2 + w0),), 1), Move(0, w0 == 0, (), 0),
+        Move(0, z3.And(w1 < 1, w2 == 3), (sx(w2), _c(-1)), 0),
+        Move(1, z3.And(w1 < 15, w0 != 3), (sx(w0), sx(w0)), 0), Move(1, w1 != 0, (_c(0),), 1),
+        Move(1, w0 < 0, (_c(3),), 1)],
+        [FinalMove(0, z3.Or(w1 == w2, w2 != 0), (_c(1), _c(3))), FinalMove(0, w2 != 0, (_c(1),))],
+        nondeterministic=True)
+    r = single_valued(t, deadline=time.perf_counter() + 60)
+    assert r.status == "equal", r
+    assert not any(len(t.outputs(list(w))) > 1 for n in range(4) for w in itertools.product(range(-8, 8), repeat=n))
