@@ -140,7 +140,7 @@ def test_the_abstraction_oracle_proves_what_the_boundary_oracle_proves(name, fun
 
 
 @pytest.mark.parametrize("function,first_wrong", [("count8", [5] * 257), ("jump16", [7] * 329),
-                                                  ("reset_big", [7] + [8] * 7)])
+                                                  ("reset_big", [7] + [8] * 7), ("down8", [7] * 129)])
 def test_the_abstraction_bound_on_a_counter_stays_below_the_first_input_that_wraps_it(function, first_wrong):
     """The abstraction leaves out the steps that would carry a counter past its maximum;
     the bound it states is below the shortest input on which the model is wrong, and
@@ -477,6 +477,35 @@ def test_a_counter_bound_stays_below_the_first_input_that_wraps_it():
             assert r.transducer.run(v) == replay.interpret(v)
         v = [7] * 329
         assert r.transducer.run(v) != replay.interpret(v)
+    finally:
+        replay.close()
+
+
+@pytest.mark.parametrize("function,first_wrong", [("down8", [7] * 129), ("count_down", None)])
+def test_a_decreasing_counter_is_one_value_below_its_constants(function, first_wrong):
+    """A counter only decreased is merged below the smallest constant it is compared
+    with, and the proof stops where it can pass its type's minimum: down8's signed char
+    wraps at the 129th 7 (the model is wrong there, right before), count_down's int
+    after 2^31 'a's."""
+    from tracelearn.ir.analysis import counters
+    c = counters(load_program(str(STREAMS / "counter.c"), entry=function).procedures[function])["n"]
+    assert (c.sign, c.above, c.start, c.step) == (-1, 2, 0, 1) and c.wraps_past == (-128 if first_wrong else -2**31)
+    r, path = _learn("counter.c", function)
+    assert not r.complete and r.exact_up_to is not None, r.reason
+    assert "below -2, the smallest constant" in r.reason
+    replay = FilterReplay(path, function, 8)
+    try:
+        if first_wrong:
+            assert 100 <= r.exact_up_to < len(first_wrong)
+            for v in ([7] * r.exact_up_to, first_wrong[:-1], [1, 7] * (r.exact_up_to // 2)):
+                assert r.transducer.run(v) == replay.interpret(v)
+            assert r.transducer.run(first_wrong) != replay.interpret(first_wrong)
+        else:
+            assert 2**31 - 16 <= r.exact_up_to <= 2**31
+        rng = random.Random(4)
+        for _ in range(100):
+            v = [rng.choice([97, 7, rng.randint(-128, 127)]) for _ in range(rng.randint(0, 20))]
+            assert r.transducer.run(v) == replay.interpret(v), v
     finally:
         replay.close()
 

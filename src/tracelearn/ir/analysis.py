@@ -84,7 +84,12 @@ class Counter:
     constants (or by a comparison, 0 or 1) and compared with constants in branch
     conditions. Every value above
     ``above`` takes the same branches, so two states that differ only in such values
-    have the same futures, until the counter passes its type's ``maximum`` and wraps."""
+    have the same futures, until the counter passes its type's ``maximum`` and wraps.
+
+    A counter only decreased (``sign`` -1) is the same in the other direction: its
+    fields are in units of :meth:`progress` (minus the value): ``above`` is minus the
+    smallest constant it is compared with, ``start`` minus the smallest it is set to,
+    ``maximum`` minus its type's minimum."""
 
     name: str
     display: str
@@ -95,6 +100,32 @@ class Counter:
     signed: bool
     loc: SourceLoc
     compared: bool = True  # False: no branch reads it, so its value never matters
+    sign: int = 1  # 1: increased, -1: decreased
+
+    def progress(self, v: int) -> int:
+        """How far the value ``v`` lies in the counter's direction (the fields' unit;
+        the inverse is the same map)."""
+        return self.sign * v
+
+    @property
+    def beyond(self) -> str:
+        """The values taken as one, in words."""
+        return f"above {self.above}" if self.sign > 0 else f"below {-self.above}"
+
+    @property
+    def extreme(self) -> str:
+        """Which constant it is compared with bounds those values."""
+        return "largest" if self.sign > 0 else "smallest"
+
+    @property
+    def wraps_past(self) -> int:
+        """The value it wraps past: its type's maximum (minimum, decreasing)."""
+        return self.sign * self.maximum
+
+    @property
+    def change(self) -> str:
+        """Its largest change in one statement, signed."""
+        return f"{'+' if self.sign > 0 else '-'}{self.step:,}"
 
 
 def counters(proc: Procedure) -> dict[str, Counter]:
@@ -107,6 +138,7 @@ def counters(proc: Procedure) -> dict[str, Counter]:
     sets: dict[str, list[int]] = {}
     compared: dict[str, list[int]] = {}
     steps: dict[str, int] = {}
+    signs: dict[str, set[int]] = {}  # the directions a register is changed in
 
     def spoil(*exprs: Expr) -> None:  # these read their registers some other way
         for e in exprs:
@@ -129,22 +161,24 @@ def counters(proc: Procedure) -> dict[str, Counter]:
             e = e.a
         return isinstance(e, Binary) and e.op in _COMPARISONS
 
-    def increment_of(e: Expr, r: str) -> int:
-        # the positive constant r is increased by (wrapped back into r's type), else 0; a
-        # comparison (0 or 1: ``n += (c == 'a')``, a count without a branch) counts as 1
+    def change_of(e: Expr, r: str) -> int:
+        # the constant r is increased by (wrapped back into r's type; negative: decreased
+        # by), else 0; a comparison (0 or 1: ``n += (c == 'a')``, a count without a
+        # branch) counts as 1
         if isinstance(e, Cast) and e.type == cand[r].type:
             e = e.a
-        if not (isinstance(e, Binary) and e.op == "add" and isinstance(e.type, IntType)):
+        if not (isinstance(e, Binary) and e.op in ("add", "sub") and isinstance(e.type, IntType)):
             return 0
         if e.type.width < cand[r].type.width:
             return 0
-        for x, c in ((e.a, e.b), (e.b, e.a)):
+        sign = 1 if e.op == "add" else -1
+        for x, c in ((e.a, e.b), (e.b, e.a)) if e.op == "add" else ((e.a, e.b),):
             if counter_read(x) != r:
                 continue
-            if isinstance(c, Const) and c.type == e.type and c.value > 0:
-                return int(c.value)
+            if isinstance(c, Const) and c.type == e.type and c.value != 0:
+                return sign * int(c.value)
             if comparison(c):
-                return 1
+                return sign
         return 0
 
     for b in proc.blocks:
@@ -155,9 +189,10 @@ def counters(proc: Procedure) -> dict[str, Counter]:
                 if isinstance(rhs, Const) and rhs.type == cand[r].type:
                     sets.setdefault(r, []).append(int(rhs.value))
                     continue
-                inc = increment_of(rhs, r)
+                inc = change_of(rhs, r)
                 if inc:
-                    steps[r] = max(inc, steps.get(r, 0))
+                    steps[r] = max(abs(inc), steps.get(r, 0))
+                    signs.setdefault(r, set()).add(1 if inc > 0 else -1)
                     continue
                 bad.add(r)
             elif isinstance(lhs, Reg):
@@ -177,8 +212,14 @@ def counters(proc: Procedure) -> dict[str, Counter]:
         spoil(*t.exprs())
     out: dict[str, Counter] = {}
     for r in set(sets) - bad:
+        if len(signs.get(r, ())) > 1:
+            continue  # increased and decreased: its values spread both ways
         v = cand[r]
         width, signed = v.type.width, v.type.signed
+        if signs.get(r) == {-1}:
+            out[r] = Counter(r, v.display, max(-k for k in compared.get(r, [0])), max(-k for k in sets[r]),
+                             steps[r], 1 << (width - 1) if signed else 0, signed, v.loc, r in compared, -1)
+            continue
         out[r] = Counter(r, v.display, max(compared.get(r, [0])), max(sets[r]), steps.get(r, 0),
                          (1 << (width - 1)) - 1 if signed else (1 << width) - 1, signed, v.loc, r in compared)
     return out

@@ -113,3 +113,27 @@ void reset_big(void) {
             i++;
     }
 }
+
+/* Decreasing counters, the same in the other direction: every value below the smallest
+   constant compared with is one value, until the counter passes its type's minimum.
+   count_down's int falls by one on an 'a' (2^31 'a's never wrap it); down8's signed
+   char falls by one on a 7 and wraps to 127 at the 129th: the filter copies again. */
+void count_down(void) {
+    int n = 0;
+    while (1) {
+        int c = tl_in();
+        if (c == 'a')
+            n--;
+        tl_out(n < -2 ? '!' : c);
+    }
+}
+
+void down8(void) {
+    signed char n = 0;
+    while (1) {
+        int c = tl_in();
+        if (c == 7)
+            n -= 1;
+        tl_out(n < -2 ? '!' : c);
+    }
+}

@@ -307,13 +307,13 @@ def _learn(program: Program, opts: LearnOptions, progress: Callable[[str], None]
                 if res.abstraction is not None:
                     res.reason = (f"{res.reason}, on every input of "
                                   f"at most {n:,} elements: the abstraction takes the counter '{c.display}' "
-                                  f"({c.loc}) not to pass {c.maximum:,}, and it grows at most "
+                                  f"({c.loc}) not to pass {c.wraps_past:,}, and it moves by at most "
                                   f"{res.abstraction.abstraction.grows_of(c)} an element")
                     return res
                 res.reason = (f"proved equivalent on every input of at most {n:,} elements: {eq.boundaries} "
                               f"boundaries of the filter explored with every step agreeing, its counter "
-                              f"'{c.display}' ({c.loc}) taken as one value above {c.above}, the largest constant "
-                              f"it is compared with; on longer inputs it may pass {c.maximum:,} and wrap")
+                              f"'{c.display}' ({c.loc}) taken as one value {c.beyond}, the {c.extreme} constant "
+                              f"it is compared with; on longer inputs it may pass {c.wraps_past:,} and wrap")
                 return res
             if eq.status == "unknown":
                 res.reason = eq.reason

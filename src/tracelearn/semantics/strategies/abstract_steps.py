@@ -429,13 +429,18 @@ class AbstractExplorer:
             x = z3.BitVec(sym, v.size())
             grow = z3.simplify(v - x)
             if z3.is_bv_value(grow):
-                g = grow.as_signed_long() if c.signed else grow.as_long()
+                # (an unsigned decrease by 1 is +0xFFFFFFFF: read as signed)
+                g = c.progress(grow.as_signed_long() if c.signed or c.sign < 0 else grow.as_long())
                 if g <= 0:
                     continue
-                limit = z3.BitVecVal(c.maximum - g, v.size())
-                out[sym] = x <= limit if c.signed else z3.ULE(x, limit)
+                if c.sign > 0:
+                    limit = z3.BitVecVal(c.maximum - g, v.size())
+                    out[sym] = x <= limit if c.signed else z3.ULE(x, limit)
+                else:  # -x <= maximum - g
+                    limit = z3.BitVecVal(g - c.maximum, v.size())
+                    out[sym] = x >= limit if c.signed else z3.UGE(x, limit)
             elif z3.is_bv_value(z3.simplify(v)):
-                g = max(0, z3.simplify(v).as_signed_long() - c.start)
+                g = max(0, c.progress(z3.simplify(v).as_signed_long()) - c.start)
             else:
                 continue
             _, before = self.grows.get(sym, (c, 0))
@@ -452,7 +457,7 @@ class AbstractExplorer:
         for sym, (c, g) in self.grows.items():
             if g <= 0 or sym not in self.cut:
                 continue
-            base = max(c.start, self._start.get(sym, c.start))
+            base = max(c.start, c.progress(self._start[sym]) if sym in self._start else c.start)
             n = (c.maximum - base) // g
             if best is None or n < best[0]:
                 best = (n, c)

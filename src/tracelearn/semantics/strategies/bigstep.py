@@ -884,20 +884,21 @@ class StepExplorer:
     # ------------------------------------------------------------------ counters
 
     def _counted(self, proc, name: str, term: z3.ExprRef) -> str | None:
-        """The key text of a counter's value above every constant it is compared with
-        (one for all such values), else None; records what ``exact_length`` needs."""
+        """The key text of a counter's value beyond every constant it is compared with
+        (above them, or below for a decreasing one: one for all such values), else
+        None; records what ``exact_length`` needs."""
         c = self._counter_map(proc).get(name) if self.opt.counters else None
         if c is None or not z3.is_bv_value(term):
             return None
         if not c.compared:
             return "(counter never compared)"  # its value, wrapped or not, decides nothing
-        v = term.as_signed_long() if c.signed else term.as_long()
+        v = c.progress(term.as_signed_long() if c.signed else term.as_long())
         at = f"{proc.name}:{name}"
         self._seen[at] = max(v, self._seen.get(at, v))
         if v <= c.above:
             return None
         self.merged[at] = c
-        return f"(counter above {c.above})"
+        return f"(counter {c.beyond})"
 
     def _counter_map(self, proc) -> dict[str, Counter]:
         if proc.name not in self._counters:
@@ -921,21 +922,22 @@ class StepExplorer:
                     or not z3.is_bv_value(v.term):
                 continue
             c = self._counter_map(proc)[name]
-            before = v.term.as_signed_long() if c.signed else v.term.as_long()
+            before = c.progress(v.term.as_signed_long() if c.signed else v.term.as_long())
             if before <= c.above or not c.compared:
                 continue  # a value the keys keep apart (or that decides nothing): no growth to bound
             at = f"{proc.name}:{name}"
             for st in steps:
                 if st.statements is None:
-                    raise CounterMayWrap(c, "is one value above its constants, and a path of a step from "
+                    raise CounterMayWrap(c, f"is one value {c.beyond}, and a path of a step from "
                                             "there makes a number of statements not known")
                 if before + st.statements * c.step > c.maximum:
-                    raise CounterMayWrap(c, f"may pass {c.maximum:,} and wrap inside one step: {before:,} plus "
-                                            f"{st.statements} statements of up to +{c.step:,} each")
+                    raise CounterMayWrap(c, f"may pass {c.wraps_past:,} and wrap inside one step: "
+                                            f"{c.progress(before):,} plus {st.statements} statements of up to "
+                                            f"{c.change} each")
                 self._longest[at] = max(st.statements, self._longest.get(at, 0))
                 after = st.next.point.state.regs.get(key) if st.next is not None else None
                 if after is not None and z3.is_bv_value(after.term):
-                    grew = (after.term.as_signed_long() if c.signed else after.term.as_long()) - before
+                    grew = c.progress(after.term.as_signed_long() if c.signed else after.term.as_long()) - before
                     self._growth[at] = max(grew, self._growth.get(at, 0))
 
     def exact_length(self) -> tuple[int, Counter] | None:
@@ -951,12 +953,12 @@ class StepExplorer:
             grew = self._growth.get(at, 0)
             slack = c.maximum - max(c.start, self._seen.get(at, c.start)) - self._longest.get(at, 0) * c.step
             if slack < 0:
-                raise CounterMayWrap(c, f"may pass {c.maximum:,} and wrap inside one step from a value seen")
+                raise CounterMayWrap(c, f"may pass {c.wraps_past:,} and wrap inside one step from a value seen")
             if grew <= 0:
                 continue  # it never grows above what was seen: it never wraps
             n = slack // grew
             if n < 1:  # a bound of no input: the depth-bounded search says more
-                raise CounterMayWrap(c, f"may pass {c.maximum:,} within a step of the values seen")
+                raise CounterMayWrap(c, f"may pass {c.wraps_past:,} within a step of the values seen")
             if best is None or n < best[0]:
                 best = (n, c)
         return best
