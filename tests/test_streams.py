@@ -640,6 +640,20 @@ def test_the_oracle_remembers_what_a_held_element_is():
     _agree(path, "pairs", t, consts=(a, A, b, 0))[0].close()
 
 
+def test_an_equality_leaving_the_window_is_kept_through_the_place_it_ties():
+    """up_down writes 'Z' on (5, 6, 5). After a 'Z' on x, the step on y keeps
+    "x[-1] != y[-2] + 1"-like facts only if the boundary rewrites the element leaving the
+    window by the equality that ties it to one staying: without it the oracle explored
+    a 'Z' right after a 'Z' and answered "a separating path no input takes" (a
+    review's). With it the model is proved, and it agrees with the interpreter and gcc
+    on inputs full of such runs."""
+    r, path = _learn("held.c", "up_down")
+    assert r.complete, r.reason
+    z = ord("Z")
+    assert r.transducer.run([5, 6, 5, 6, 5, 4, 5]) == [5, 6, z, 6, z, 4, 5]
+    _agree_with_gcc(path, "up_down", r.transducer, consts=(5, 6, 7, 4, 90))
+
+
 def test_a_state_that_forgets_the_window_is_one_boundary():
     """The oracle keeps of a path's window predicates only the places the filter's state
     holds and the conjecture reads from there on. The free state of pairs_escaped reads

@@ -60,3 +60,18 @@ void pairs(void) {
 void pairs_escaped(void) {
     pairs_with(1);
 }
+
+/* 'Z' where the element two back equals this one and the one before is one more
+   (5, 6, 5): after a 'Z' the next cannot be one. The boundary after the second keeps
+   "x[-1] == x[-2] + 1", moved back from "x[-1] == x + 1" once x[-2] leaves the window. */
+void up_down(void) {
+    int p1 = 0, p2 = 0, n = 0;
+    while (!tl_eof()) {
+        int c = tl_in();
+        tl_out(n >= 2 && p2 == c && p1 == c + 1 ? 'Z' : c);
+        p2 = p1;
+        p1 = c;
+        if (n < 2)
+            n++;
+    }
+}

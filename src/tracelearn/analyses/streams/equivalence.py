@@ -316,13 +316,38 @@ class EquivalenceChecker:
         on the path); a disjunction (a joined node's window) moved back disjunct by
         disjunct."""
         out: dict[str, z3.BoolRef] = {}
-        for cond in conds:
-            for c in self._conjuncts_of(cond):
-                moved = self._moved_back(c, k)
-                if moved is not None:
-                    out[moved[0]] = moved[1]
+        for c in self._eliminated([c for cond in conds for c in self._conjuncts_of(cond)], k):
+            moved = self._moved_back(c, k)
+            if moved is not None:
+                out[moved[0]] = moved[1]
         order = sorted(out)
         return tuple(order), tuple(out[x] for x in order)
+
+    def _eliminated(self, cs: list[z3.BoolRef], k: int) -> list[z3.BoolRef]:
+        """``cs`` with ``wk`` (which leaves the window at the shift) replaced, in the
+        conjuncts that read it, by what an equality among them says it is in the other
+        places: ``x[-1] == x + 1`` and ``x[-1] != x[-2]`` leave ``x + 1 != x[-2]``, which
+        the shift keeps (dropped, the next boundary forgot it, and a path no input takes
+        separated a correct conjecture). Unchanged without such an equality."""
+        if k < 1 or len(cs) < 2:
+            return cs
+        wk = self.explorer.element.window(k)
+        defs: list[tuple[z3.ExprRef, z3.ExprRef]] = []
+        for c in cs:
+            if z3.is_eq(c) and k in self._window_places(c):
+                for x, y in ((c.arg(0), c.arg(1)), (c.arg(1), c.arg(0))):
+                    if _plain_place(x, wk) and k not in self._window_places(y) and self._window_places(y):
+                        defs.append((x, y))
+                        break
+        if not defs:
+            return cs
+        out = []
+        for c in cs:
+            if k in self._window_places(c) and not any(z3.is_eq(c) and (c.arg(0).eq(x) or c.arg(1).eq(x))
+                                                        for x, _ in defs):
+                c = z3.substitute(c, *_first_per_term(defs))
+            out.append(c)
+        return out
 
     def _conjuncts_of(self, t: z3.BoolRef) -> list[z3.BoolRef]:
         """(A step's condition is split once, not once per conjecture move with it.)"""
@@ -500,6 +525,21 @@ class _StepSolver:
         if r == z3.unknown:
             raise undecided(self.s, self.deadline)
         return found
+
+
+def _plain_place(x: z3.ExprRef, w: z3.ExprRef) -> bool:
+    """``x`` is the window variable ``w``, or it widened (the promotions of C)."""
+    while z3.is_app(x) and x.decl().kind() in (z3.Z3_OP_SIGN_EXT, z3.Z3_OP_ZERO_EXT):
+        x = x.arg(0)
+    return x.eq(w)
+
+
+def _first_per_term(defs: list[tuple[z3.ExprRef, z3.ExprRef]]) -> list[tuple[z3.ExprRef, z3.ExprRef]]:
+    out: list[tuple[z3.ExprRef, z3.ExprRef]] = []
+    for x, y in defs:
+        if not any(x.eq(a) for a, _ in out):
+            out.append((x, y))
+    return out
 
 
 def _horizons(conj: Transducer, places) -> dict[int, int]:
