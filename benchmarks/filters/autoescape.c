@@ -364,10 +364,17 @@ void javascript_number(void) {
    tags still open at the end are closed, the last opened first. The C++ looks ahead
    from '<' with memcmp: the filter keeps, after a '<', the tags the elements read since
    still begin (a bit each) and how many it read (at most 13): those elements are the
-   tags' first ones, so it holds no element. A held '&' waits for the next element. */
+   tags' first ones, so it holds no element. A held '&' waits for the next element.
+   snippet_escape_2010 is SnippetEscape as ctemplate had it before January 2011 (commit
+   8c338f3, June 2010), which a paper of 2012 may have learned: only <b> and <i> are
+   tracked, in the five states of its enum (none, b, i, b then i, i then b), with <br>
+   and <wbr> let through. */
 static const char *const snippet_tags[] = {"b>", "i>", "em>", "span dir=ltr>", "span dir=rtl>", "/b>", "/i>",
                                            "/em>", "/span>", "br>", "wbr>"};
 #define SNIPPET_TAGS 11
+static const char *const snippet2010_tags[] = {"b>", "i>", "/b>", "/i>", "br>", "wbr>"};
+static const char *const snippet2010_closer[] = {"", "</b>", "</i>", "</i></b>", "</b></i>"};
+enum { NONE, B, I, B_THEN_I, I_THEN_B };
 
 static void snippet_plain(int c) {
     switch (c) {
@@ -379,9 +386,46 @@ static void snippet_plain(int c) {
     }
 }
 
-void snippet_escape(void) {
-    char open[4]; /* the open tags in the order opened: 'b', 'i', 'e' (em), 's' (span) */
-    int nopen = 0;
+/* The whole tag t of snippet_tags read: how many tags are open after it (open[] the
+   tags in the order opened: 'b', 'i', 'e' (em), 's' (span)), or -1 when it is not let
+   through: it opens a tag already open or closes one that is not. */
+static int snippet_after(int t, char *open, int nopen) {
+    char tag = t == 2 || t == 7 ? 'e' : t == 3 || t == 4 || t == 8 ? 's' : t < 9 ? snippet_tags[t][t >= 5] : 0;
+    int found = -1;
+    for (int j = 0; j < nopen; j++)
+        if (open[j] == tag)
+            found = j;
+    if (t < 5 && found < 0) {
+        open[nopen] = tag;
+        return nopen + 1;
+    }
+    if (t >= 5 && t < 9 && found >= 0) {
+        for (int j = found; j + 1 < nopen; j++)
+            open[j] = open[j + 1];
+        return nopen - 1;
+    }
+    return t >= 9 ? nopen : -1;
+}
+
+/* The same for a tag of snippet2010_tags: the state of the 2010 enum after it (the
+   C++'s conditions), or -1. */
+static int snippet2010_after(int t, int state) {
+    if (t == 0 && (state == NONE || state == I))
+        return state == I ? I_THEN_B : B;
+    if (t == 1 && (state == NONE || state == B))
+        return state == B ? B_THEN_I : I;
+    if (t == 2 && state != NONE && state != I)
+        return state == B ? NONE : I;
+    if (t == 3 && state != NONE && state != B)
+        return state == I ? NONE : B;
+    return t >= 4 ? state : -1;
+}
+
+static void snippet(int in_2010) {
+    const char *const *names = in_2010 ? snippet2010_tags : snippet_tags;
+    int ntags = in_2010 ? 6 : SNIPPET_TAGS;
+    char open[4];
+    int state = 0; /* how many tags are open (in open[]), or the 2010 enum's state */
     int tags = -1; /* -1: no '<' held; else the tags still begun by what followed it */
     int n = 0; /* the elements read since the '<' */
     int amp = 0; /* an '&' held */
@@ -398,35 +442,22 @@ void snippet_escape(void) {
         }
         if (tags >= 0) {
             int begun = 0, done = -1;
-            for (int t = 0; t < SNIPPET_TAGS && !at_end && done < 0; t++) {
-                if (!(tags >> t & 1) || snippet_tags[t][n] != c)
+            for (int t = 0; t < ntags && !at_end && done < 0; t++) {
+                if (!(tags >> t & 1) || names[t][n] != c)
                     continue;
-                if (snippet_tags[t][n + 1] != 0) {
+                if (names[t][n + 1] != 0) {
                     begun |= 1 << t; /* a tag may still follow */
                     continue;
                 }
-                /* the whole tag: allowed if it opens a tag not open, closes one that
-                   is, or is <br> or <wbr> */
-                char tag = t == 2 || t == 7 ? 'e' : t == 3 || t == 4 || t == 8 ? 's' : t < 9 ? snippet_tags[t][t >= 5] : 0;
-                int found = -1;
-                for (int j = 0; j < nopen; j++)
-                    if (open[j] == tag)
-                        found = j;
-                if (t < 5 && found < 0) {
-                    open[nopen++] = tag;
-                    done = t;
-                } else if (t >= 5 && t < 9 && found >= 0) {
-                    for (int j = found; j + 1 < nopen; j++)
-                        open[j] = open[j + 1];
-                    nopen--;
-                    done = t;
-                } else if (t >= 9) {
+                int after = in_2010 ? snippet2010_after(t, state) : snippet_after(t, open, state);
+                if (after >= 0) {
+                    state = after;
                     done = t;
                 }
             }
             if (done >= 0) {
                 tl_out('<');
-                emit(snippet_tags[done]);
+                emit(names[done]);
                 tags = -1;
                 continue;
             }
@@ -442,13 +473,13 @@ void snippet_escape(void) {
             while (!(tags >> first & 1))
                 first++;
             for (int i = 0; i < n; i++)
-                snippet_plain(snippet_tags[first][i]);
+                snippet_plain(names[first][i]);
             tags = -1;
         }
         if (at_end)
             break;
         if (c == '<') {
-            tags = (1 << SNIPPET_TAGS) - 1;
+            tags = (1 << ntags) - 1;
             n = 0;
         } else if (c == '&') {
             amp = 1;
@@ -456,94 +487,13 @@ void snippet_escape(void) {
             snippet_plain(c);
         }
     }
-    for (int i = nopen - 1; i >= 0; i--)
+    if (in_2010) {
+        emit(snippet2010_closer[state]);
+        return;
+    }
+    for (int i = state - 1; i >= 0; i--)
         emit(open[i] == 'b' ? "</b>" : open[i] == 'i' ? "</i>" : open[i] == 'e' ? "</em>" : "</span>");
 }
 
-/* SnippetEscape as ctemplate had it before January 2011 (commit 8c338f3, June 2010),
-   which a paper of 2012 may have learned: only <b> and <i> are tracked, in the five
-   states of its enum (none, b, i, b then i, i then b), with <br> and <wbr> let through.
-   The C++ compares what follows a '<' with each tag (memcmp); the filter keeps, after a
-   '<', the tags the elements read since still begin (a bit each) and how many it read:
-   those elements are the tags' first ones, so it holds no element. A held '&' waits
-   for the next element, as in snippet_escape. */
-static const char *const snippet2010_tags[] = {"b>", "i>", "/b>", "/i>", "br>", "wbr>"};
-static const char *const snippet2010_closer[] = {"", "</b>", "</i>", "</i></b>", "</b></i>"};
-
-void snippet_escape_2010(void) {
-    enum { NONE, B, I, B_THEN_I, I_THEN_B } state = NONE;
-    int tags = -1; /* -1: no '<' held; else the tags still begun by what followed it */
-    int n = 0; /* the elements read since the '<' */
-    int amp = 0; /* an '&' held */
-    int at_end = 0;
-    while (!at_end) {
-        int c = 0;
-        if (tl_eof())
-            at_end = 1;
-        else
-            c = tl_in();
-        if (amp) {
-            emit(!at_end && c == '{' ? "&amp;" : "&");
-            amp = 0;
-        }
-        if (tags >= 0) {
-            int begun = 0, done = -1;
-            for (int t = 0; t < 6 && !at_end && done < 0; t++) {
-                if (!(tags >> t & 1) || snippet2010_tags[t][n] != c)
-                    continue;
-                if (snippet2010_tags[t][n + 1] != 0) {
-                    begun |= 1 << t;
-                    continue;
-                }
-                /* the whole tag, let through when the state allows it (the C++'s
-                   conditions) */
-                if (t == 0 && (state == NONE || state == I)) {
-                    state = state == I ? I_THEN_B : B;
-                    done = t;
-                } else if (t == 1 && (state == NONE || state == B)) {
-                    state = state == B ? B_THEN_I : I;
-                    done = t;
-                } else if (t == 2 && state != NONE && state != I) {
-                    state = state == B ? NONE : I;
-                    done = t;
-                } else if (t == 3 && state != NONE && state != B) {
-                    state = state == I ? NONE : B;
-                    done = t;
-                } else if (t >= 4) {
-                    done = t;
-                }
-            }
-            if (done >= 0) {
-                tl_out('<');
-                emit(snippet2010_tags[done]);
-                tags = -1;
-                continue;
-            }
-            if (begun) {
-                tags = begun;
-                n++;
-                continue;
-            }
-            /* no tag: the '<' is escaped and what followed it is read again as text
-               (the first n elements of any tag still begun then) */
-            emit("&lt;");
-            int first = 0;
-            while (!(tags >> first & 1))
-                first++;
-            for (int i = 0; i < n; i++)
-                snippet_plain(snippet2010_tags[first][i]);
-            tags = -1;
-        }
-        if (at_end)
-            break;
-        if (c == '<') {
-            tags = 63;
-            n = 0;
-        } else if (c == '&') {
-            amp = 1;
-        } else {
-            snippet_plain(c);
-        }
-    }
-    emit(snippet2010_closer[state]);
-}
+void snippet_escape(void) { snippet(0); }
+void snippet_escape_2010(void) { snippet(1); }
