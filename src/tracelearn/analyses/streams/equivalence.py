@@ -313,7 +313,8 @@ class EquivalenceChecker:
         """What the conjunction of ``conds`` (over a step's ``w0..wk``) says of the window
         at the next boundary: each conjunct moved back one place (``wj`` becomes
         ``w(j+1)``), those that would reach past ``wk`` dropped (a weaker fact, still true
-        on the path); a disjunction (a joined node's window) moved back disjunct by
+        on the path) once an equality that ties ``wk`` to the other places has rewritten
+        them (:meth:`_eliminated`); a disjunction (a joined node's window) moved back disjunct by
         disjunct."""
         out: dict[str, z3.BoolRef] = {}
         for c in self._eliminated([c for cond in conds for c in self._conjuncts_of(cond)], k):
@@ -332,22 +333,21 @@ class EquivalenceChecker:
         if k < 1 or len(cs) < 2:
             return cs
         wk = self.explorer.element.window(k)
-        defs: list[tuple[z3.ExprRef, z3.ExprRef]] = []
+        defs: list[tuple[z3.ExprRef, z3.ExprRef, z3.BoolRef]] = []  # wk (widened), its value, the equality
         for c in cs:
             if z3.is_eq(c) and k in self._window_places(c):
                 for x, y in ((c.arg(0), c.arg(1)), (c.arg(1), c.arg(0))):
-                    if _plain_place(x, wk) and k not in self._window_places(y) and self._window_places(y):
-                        defs.append((x, y))
+                    if _plain_place(x, wk) and k not in self._window_places(y) and self._window_places(y) \
+                            and not any(x.eq(a) for a, _, _ in defs):
+                        defs.append((x, y, c))
                         break
         if not defs:
             return cs
-        out = []
-        for c in cs:
-            if k in self._window_places(c) and not any(z3.is_eq(c) and (c.arg(0).eq(x) or c.arg(1).eq(x))
-                                                        for x, _ in defs):
-                c = z3.substitute(c, *_first_per_term(defs))
-            out.append(c)
-        return out
+        used = [d[2] for d in defs]
+        pairs = [(x, y) for x, y, _ in defs]
+        # (another equality for the same wk becomes one between the places it ties)
+        return [z3.substitute(c, *pairs) if k in self._window_places(c) and not any(c.eq(u) for u in used) else c
+                for c in cs]
 
     def _conjuncts_of(self, t: z3.BoolRef) -> list[z3.BoolRef]:
         """(A step's condition is split once, not once per conjecture move with it.)"""
@@ -532,14 +532,6 @@ def _plain_place(x: z3.ExprRef, w: z3.ExprRef) -> bool:
     while z3.is_app(x) and x.decl().kind() in (z3.Z3_OP_SIGN_EXT, z3.Z3_OP_ZERO_EXT):
         x = x.arg(0)
     return x.eq(w)
-
-
-def _first_per_term(defs: list[tuple[z3.ExprRef, z3.ExprRef]]) -> list[tuple[z3.ExprRef, z3.ExprRef]]:
-    out: list[tuple[z3.ExprRef, z3.ExprRef]] = []
-    for x, y in defs:
-        if not any(x.eq(a) for a, _ in out):
-            out.append((x, y))
-    return out
 
 
 def _horizons(conj: Transducer, places) -> dict[int, int]:
