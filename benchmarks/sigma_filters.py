@@ -70,15 +70,32 @@ PRINTABLE = list(range(32, 127))
 
 
 def state_bits(path: Path, fn: str) -> int:
-    """The filter's own scalar state in bits (Sigma*'s "int bits"): its named locals
-    (not the front end's temporaries) and the globals some procedure stores to."""
+    """The filter's own scalar state in bits (Sigma*'s "int bits"): the named locals
+    (not the front end's temporaries) of the filter and of the functions it calls that
+    read the stream (a filter whose loop is a helper's, as SnippetEscape's two versions),
+    and the globals some procedure stores to."""
     from tracelearn.frontend.lower import load_program
     from tracelearn.ir.expr import AddrOf, walk
-    from tracelearn.ir.program import Assign, Mem
+    from tracelearn.ir.program import Assign, Call, Mem
 
     prog = load_program(str(path), entry=fn)
-    proc = prog.procedures[fn]
-    bits = sum(v.type.bits for v in proc.locals if "~" not in v.name and v.type.is_scalar())
+
+    def callees(name: str) -> set[str]:
+        return {st.callee for b in prog.procedures[name].blocks for st in b.stmts
+                if isinstance(st, Call) and st.callee in prog.procedures}
+
+    def reads(name: str) -> bool:
+        return any(isinstance(st, Call) and st.callee in ("tl_in", "tl_peek", "tl_eof")
+                   for b in prog.procedures[name].blocks for st in b.stmts)
+
+    loops, todo = {fn}, [fn]
+    while todo:
+        for c in callees(todo.pop()) - loops:
+            if reads(c):
+                loops.add(c)
+                todo.append(c)
+    bits = sum(v.type.bits for name in loops for v in prog.procedures[name].locals
+               if "~" not in v.name and v.type.is_scalar())
     written = {x.name for p in prog.procedures.values() for b in p.blocks for st in b.stmts
                if isinstance(st, Assign) and isinstance(st.lhs, Mem) for x in walk(st.lhs.addr)
                if isinstance(x, AddrOf)}
