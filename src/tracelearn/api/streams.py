@@ -299,8 +299,7 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
         if progress:
             progress(f"learning {label}")
         # (a generated pipeline file is learned each time: its path is this call's)
-        r = (_learned(learned, path, fn, element, max_depth, left_time()) if fn != "__tl_pipeline" else
-             learn_filter_file(path, function=fn, element=element, max_depth=max_depth, check=0, timeout=left_time()))
+        r = _learned(learned if fn != "__tl_pipeline" else None, path, fn, element, max_depth, left_time())
         models.append(_model_doc(label, r))
         if r.result.transducer is None:  # (the time limit, say): the answer is unknown
             raise NoModel(f"{label}: no transducer learned ({r.doc['reason']})")
