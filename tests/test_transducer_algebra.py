@@ -308,3 +308,65 @@ def test_single_valuedness_follows_only_the_runs_an_input_takes():
     r = single_valued(t, deadline=time.perf_counter() + 60)
     assert r.status == "equal", r
     assert not any(len(t.outputs(list(w))) > 1 for n in range(4) for w in itertools.product(range(-8, 8), repeat=n))
+
+
+UNESCAPE_ALPHABET = [ord(c) for c in "&amp;lt"] + [0, -1]
+
+
+def test_a_composition_forgets_the_window_the_second_filter_never_reads_again():
+    """unescape_lt_amp after itself: the second decoder's window holds the first's
+    outputs only while it waits on a '&' (its other states read x alone). Kept in
+    every composed state, those outputs moved a place back at each of the first's silent
+    steps ("&amp;" writes one element in five) until the window passed 16 and the
+    composition was refused; forgotten where no run reads them, it is built, and it is
+    the pipeline, run."""
+    u = _learned("pipes.c", "unescape_lt_amp")
+    c = compose(u, u)
+    for n in range(6):
+        for w in itertools.product(UNESCAPE_ALPHABET, repeat=n):
+            assert c.run(list(w)) == u.run(u.run(list(w))), w
+    rng = __import__("random").Random(3)
+    for _ in range(300):
+        w = [rng.choice(UNESCAPE_ALPHABET) for _ in range(rng.randrange(6, 24))]
+        assert c.run(w) == u.run(u.run(w)), w
+    d = equivalence(c, u)
+    assert d.status == "different" and d.witness == [38, 38]
+
+
+def test_a_composition_bounded_in_length_is_exact_there_and_compares_only_there():
+    """rl_decode3 after itself is not a transducer with lookback (the second decoder
+    holds a count while the first writes nothing for any number of (0, x) pairs). On
+    inputs of up to ``bound`` elements it is; a separating input found there is a
+    shortest, and finding none is "unknown", never "equal"."""
+    r = _learned("pipes.c", "rl_decode3")
+    with pytest.raises(NotComposable, match="window would exceed"):
+        compose(r, r)
+    small = [0, 1, 2, 3, 5]
+    for bound in (3, 5):
+        c = compose(r, r, bound=bound)
+        for n in range(bound + 2):
+            for w in itertools.product(small, repeat=n):
+                assert c.run(list(w)) == (r.run(r.run(list(w))) if n <= bound else None), w
+    c = compose(r, r, bound=4)
+    d = equivalence(c, r, max_length=4)
+    assert d.status == "different" and d.witness is not None and len(d.witness) == 2
+    assert c.run(d.witness) != r.run(d.witness)
+    same = equivalence(c, compose(r, r, bound=4), max_length=4)
+    assert same.status == "unknown" and same.reason == "no input of up to 4 elements separates them"
+
+
+def test_equalities_of_a_silent_step_keep_the_composition_and_its_comparison_finite():
+    """squeeze_from_zero after itself: the second filter's x[-1] is the last element
+    the first wrote, further back with each repeat; the first's silent step says
+    x == x[-1], so it is x[-1] still (the composition has 3 states, not a window past
+    16). Compared with the filter, a path of zeros says x[-1] == x[-2] and x[-2] == 0;
+    the second leaves the window, and kept as x[-1] == 0 through the first, it rules
+    out the move on a non-repeat zero that no input takes: "equal", proved."""
+    s = _learned("pipes.c", "squeeze_from_zero")
+    c = compose(s, s)
+    assert c.states <= 4
+    for n in range(6):
+        for w in itertools.product([0, 1, -1], repeat=n):
+            assert c.run(list(w)) == s.run(s.run(list(w))) == s.run(list(w)), w
+    r = equivalence(c, s)
+    assert r.status == "equal", r

@@ -38,6 +38,21 @@ def window_vars(t: z3.ExprRef) -> set[int]:
     return {int(n[1:]) for n in names(t) if n.startswith("w") and n[1:].isdigit()}
 
 
+def place_of(t: z3.ExprRef) -> int | None:
+    """``j`` when ``t`` is the window variable ``w<j>`` itself, else None."""
+    if not (z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED):
+        return None
+    n = t.decl().name()
+    return int(n[1:]) if n.startswith("w") and n[1:].isdigit() else None
+
+
+def unwidened(x: z3.ExprRef) -> z3.ExprRef:
+    """``x`` without the sign and zero extensions around it (C's promotions)."""
+    while z3.is_app(x) and x.decl().kind() in (z3.Z3_OP_SIGN_EXT, z3.Z3_OP_ZERO_EXT):
+        x = x.arg(0)
+    return x
+
+
 @dataclass
 class TermFacts:
     """What a stream learner asks of the same terms again and again, computed once per

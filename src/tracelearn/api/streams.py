@@ -260,6 +260,23 @@ def _compose_first(first: Transducer, second: Transducer, deadline: float) -> tu
         return None, f"the composition was not built in its share of the time: {e}"
 
 
+# The input lengths a pending composition is compared on, each in turn while time allows.
+SHORT_INPUTS = (3, 6, 10)
+
+
+@dataclass
+class _Pending:
+    """A composition not built (``why``): ``second`` (its transducer, or None) after
+    ``first``, learned as a C pipeline unless inputs of a few elements separate it."""
+
+    first: Transducer
+    second: Transducer | None
+    second_file: str
+    second_fn: str
+    label: str
+    why: str
+
+
 class NoModel(Exception):
     """A filter of the property had no transducer learned (why: the message)."""
 
@@ -291,6 +308,7 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
     models: list[dict] = []
     compositions: list[dict] = []
     work = tempfile.TemporaryDirectory(prefix="tracelearn-pipeline-")
+    bounded: list[str] = []  # what the comparison on short inputs showed (nothing separating)
 
     def left_time() -> float:
         return max(1.0, deadline - time.perf_counter())
@@ -306,7 +324,7 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
         return r.result.transducer
 
     def composed(first, second, second_file: str, second_fn: str, label: str, why: str = ""):
-        """``second`` after ``first``: composed, else learned as a C pipeline."""
+        """``second`` after ``first``: composed, else a pipeline to learn (``_Pending``)."""
         if second is not None:
             if progress:
                 progress(f"composing {label}")
@@ -314,15 +332,47 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
             if t is not None:
                 compositions.append({"composition": label, "by": "composing the transducers", "states": t.states})
                 return t
+        return _Pending(first, second, second_file, second_fn, label, why)
+
+    def learned_pipeline(p: _Pending):
+        """The C pipeline of ``p`` (the first's transducer feeding the second's code), learned."""
         src = Path(work.name) / f"pipeline{len(models)}.c"
-        src.write_text(_pipeline_c(first, second_file, second_fn))
+        src.write_text(_pipeline_c(p.first, p.second_file, p.second_fn))
         try:
-            t = model(str(src), "__tl_pipeline", label)
+            t = model(str(src), "__tl_pipeline", p.label)
         except FilterError as e:  # (the generated pipeline's, not a place in the user's files)
-            raise NoModel(f"{label}: {why + '; ' if why else ''}the C pipeline of the two is outside the class: "
-                          f"{e.message}") from None
-        compositions.append({"composition": label, "by": f"learning the C pipeline ({why})", "states": t.states})
+            raise NoModel(f"{p.label}: {p.why + '; ' if p.why else ''}the C pipeline of the two is outside the "
+                          f"class: {e.message}") from None
+        compositions.append({"composition": p.label, "by": f"learning the C pipeline ({p.why})", "states": t.states})
         return t
+
+    def short_inputs(left, right) -> Comparison | None:
+        """The two sides on inputs of up to a few elements, a pending composition built
+        for those only (:func:`compose`'s ``bound``), deepened while a quarter of the
+        time left allows: a separating input there is a shortest, found before a
+        pipeline that may be outside the class is learned. None: none found."""
+        if any(isinstance(x, _Pending) and x.second is None for x in (left, right)):
+            return None  # (a second filter without a transducer: only its pipeline can say)
+        stop = time.perf_counter() + left_time() / 4
+        last = None
+        for bound in SHORT_INPUTS:
+            try:
+                sides = [compose(x.first, x.second, deadline=stop, bound=bound) if isinstance(x, _Pending) else x
+                         for x in (left, right)]
+                cmp = equivalence(*sides, deadline=stop, max_length=bound)
+            except (NotComposable, TimeoutError):
+                break
+            if cmp.status == "different":
+                for x, t in zip((left, right), sides):
+                    if isinstance(x, _Pending):
+                        compositions.append({"composition": x.label, "states": t.states,
+                                             "by": f"composing the transducers on inputs of up to {bound} elements "
+                                                   f"({x.why})"})
+                return cmp
+            last = cmp
+        if last is not None:
+            bounded.append(last.reason)
+        return None
 
     def own_model(path: str, fn: str, label: str):
         # half the time left: the C pipeline, learned when this fails, has the rest
@@ -356,15 +406,25 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
             left = composed(f, g, g_file, with_function, f"{with_function} after {function}", why)
             right = identity(el.bits)
             sides = ([F, G], [])
-        if progress:
-            progress("comparing the transducers")
-        cmp = equivalence(left, right, deadline=time.perf_counter() + left_time())
+        cmp = None
+        if isinstance(left, _Pending) or isinstance(right, _Pending):
+            if progress:
+                progress("comparing the filters on short inputs")
+            cmp = short_inputs(left, right)
+            if cmp is None:
+                left, right = (learned_pipeline(x) if isinstance(x, _Pending) else x for x in (left, right))
+        if cmp is None:
+            if progress:
+                progress("comparing the transducers")
+            cmp = equivalence(left, right, deadline=time.perf_counter() + left_time())
     except NoModel as e:
         cmp = Comparison("unknown", reason=str(e))
     except TimeoutError as e:  # a query the solver left undecided: unknown, never a guess
         cmp = Comparison("unknown", reason=str(e))
     finally:
         work.cleanup()
+    if cmp.status == "unknown" and bounded:
+        cmp.reason = f"{cmp.reason}; {bounded[0]}" if cmp.reason else bounded[0]
     complete = all(m["complete"] for m in models)
     holds: bool | None
     witness = None

@@ -53,6 +53,26 @@ def window(j: int, bits: int) -> z3.BitVecRef:
     return z3.BitVec(f"w{j}", bits)
 
 
+def read_later(t: "Transducer") -> list[frozenset[int]]:
+    """Per state, the places ``w<j>`` (j >= 1: elements read already, as the state's
+    next move sees them) that some run from it reads, in a move's guard or outputs or
+    a final move's: its own moves' places, and one less than a successor's (each step
+    moves the window one place). What the window holds elsewhere is never used again."""
+    live: list[set[int]] = [set() for _ in range(t.states)]
+    for m in [*t.moves, *t.finals]:
+        for x in (m.guard, *m.outputs):
+            live[m.src].update(j for j in window_vars(x) if j >= 1)
+    changed = True
+    while changed:  # at most lookback rounds: a place only moves nearer
+        changed = False
+        for m in t.moves:
+            more = {j - 1 for j in live[m.dst] if j >= 2} - live[m.src]
+            if more:
+                live[m.src] |= more
+                changed = True
+    return [frozenset(s) for s in live]
+
+
 @dataclass
 class Transducer:
     bits: int  # element width

@@ -26,10 +26,12 @@ from dataclasses import dataclass
 
 import z3
 
-from ..bvterm import window_vars
-from .transducer import OUT_BITS, FinalMove, Move, Transducer, term_text
+from ..bvterm import place_of, window_vars
+from .transducer import OUT_BITS, FinalMove, Move, Transducer, read_later, term_text
 from ..z3dag import conjuncts
-from .transducer_paths import path_input, satisfiable, solver
+from .transducer_paths import path_input, satisfiable, solver, undecided
+from ..querytime import remaining_ms
+from ..z3dag import assert_all
 
 
 @dataclass
@@ -117,7 +119,7 @@ def _window_consts(t: z3.ExprRef):
         if e.get_id() in seen:
             continue
         seen.add(e.get_id())
-        if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED and e.decl().name()[:1] == "w":
+        if place_of(e) is not None:
             yield e
         stack.extend(e.children())
 
@@ -131,6 +133,9 @@ class _Queries:
         self._exclusive: dict[tuple[int, int, bool], bool] = {}
         self._places: dict[int, tuple[z3.ExprRef, frozenset[int]]] = {}
         self._back: dict[int, tuple[z3.BoolRef, z3.BoolRef | None]] = {}
+        self._solver: z3.Solver | None = None
+        self._tied: dict[tuple[int, bool], tuple[z3.BoolRef, list[tuple[z3.ExprRef, z3.ExprRef]]]] = {}
+        self._sat: dict[frozenset[int], tuple[list[z3.BoolRef], bool]] = {}
 
     def places(self, t: z3.ExprRef) -> frozenset[int]:
         """:func:`window_vars` of ``t``, once per term (the same guards are asked of again
@@ -145,25 +150,54 @@ class _Queries:
         """What the path says of the window one step on, after a move on ``cond`` from a
         node whose path said ``ctx``: each part moved back a place, and dropped when it
         reads no place of the window (``w0``..``w<k>``) any more (a part with a place
-        both in and past it is kept whole). Exact, unless a part dropped shares a place
+        both in and past it is kept whole), unless the path's equalities tie its places
+        to the window's: ``x == x[-1]`` and ``x[-1] == 0`` keep ``x == 0``. Exact, unless a part dropped shares a place
         with one kept: then the kept part says less than the path did of its places.
         ``loose``: such places (those of the parent, ``loose``, moved back), while a
         kept part reads one; none: the context is all the path says of the window."""
         out: dict[int, z3.BoolRef] = {}
-        gone: set[int] = set()
+        leaving: list[z3.BoolRef] = []  # parts moved past the window
         for c in ctx + tuple(conjuncts(cond)):
             hit = self._back.get(c.get_id())
             if hit is None:  # (the entry keeps the term: its id is not reused)
                 js = self.places(c)
-                moved = shifted(c) if js and min(js) + 1 <= k else None
-                hit = self._back[c.get_id()] = (c, moved)
-            if hit[1] is not None:
+                moved = shifted(c) if js else None
+                hit = self._back[c.get_id()] = (c, moved, bool(js) and min(js) + 1 <= k)
+            if hit[2]:
                 out[hit[1].get_id()] = hit[1]
-            else:
-                gone.update(j + 1 for j in self.places(c))
+            elif hit[1] is not None:
+                leaving.append(hit[1])
+        gone: set[int] = set()
+        if leaving:  # each kept where equalities tie its places to the window's (else dropped)
+            pairs = self._ties_of(z3.And(*out.values(), *leaving), constants=False) if out else []
+            for c in leaving:
+                t = z3.substitute(c, *pairs) if pairs else c
+                js = self.places(t)
+                trivial = z3.is_eq(t) and t.arg(0).eq(t.arg(1))
+                if js and max(js) <= k and not t.eq(c) and not trivial:
+                    out[t.get_id()] = t
+                    self._places[t.get_id()] = (t, js)  # (kept: its id is not reused)
+                else:
+                    gone.update(self.places(c))
         kept = tuple(out[i] for i in sorted(out))
         read = set().union(*(self.places(c) for c in kept)) if kept else set()
         return kept, frozenset(({j + 1 for j in loose} | gone) & read)
+
+    def tied(self, guard: z3.BoolRef, terms: tuple) -> tuple:
+        """``terms`` (None: an empty place) with each window place that an equality of
+        ``guard`` ties to a constant or to a nearer place replaced by that: after a step
+        of f on ``x == x[-1]`` (it wrote nothing), g's ``x[-1]`` is f's ``x``, which
+        stays in the window where ``x[-1]`` would move back out of it."""
+        pairs = self._ties_of(guard)
+        if not pairs:
+            return terms
+        return tuple(t if t is None or not self.places(t) else _simplified(z3.substitute(t, *pairs)) for t in terms)
+
+    def _ties_of(self, guard: z3.BoolRef, constants: bool = True) -> list[tuple[z3.ExprRef, z3.ExprRef]]:
+        hit = self._tied.get((guard.get_id(), constants))
+        if hit is None:  # (the entry keeps the guard: its id is not reused)
+            hit = self._tied[(guard.get_id(), constants)] = (guard, _ties(guard, constants))
+        return hit[1]
 
     def exclusive(self, t: Transducer, q: int, final: bool = False) -> bool:
         """Do the guards of ``q``'s moves (final moves: ``final``) not overlap? Then the
@@ -175,13 +209,38 @@ class _Queries:
             self._exclusive[key] = not any(self.sat(z3.And(gs[i], z3.Or(*gs[i + 1:]))) for i in range(len(gs) - 1))
         return self._exclusive[key]
 
+    def _check(self, parts: list[z3.BoolRef]) -> bool:
+        if self._solver is None:
+            self._solver = solver()
+        s = self._solver
+        s.push()
+        try:
+            if self.deadline is not None:
+                s.set("timeout", remaining_ms(self.deadline))
+            assert_all(s, parts)
+            r = s.check()
+            if r == z3.unknown:
+                raise undecided(s, self.deadline)
+            return r == z3.sat
+        finally:
+            s.pop()
+
     def sat(self, f: z3.BoolRef) -> bool:
+        """Is ``f`` satisfiable? Asked once per set of conjuncts (a composition asks of
+        the same guards along many of its states)."""
         if z3.is_false(f):
             return False
+        parts = conjuncts(f)
+        key = frozenset(c.get_id() for c in parts)
+        hit = self._sat.get(key)
+        if hit is not None:
+            return hit[1]
         if self.deadline is not None and time.perf_counter() >= self.deadline:
             raise TimeoutError("time limit")
         self.calls += 1
-        return satisfiable(f, self.deadline)
+        answer = self._check(parts)
+        self._sat[key] = (parts, answer)  # (the conjuncts kept: their ids are not reused)
+        return answer
 
 
 # ---------------------------------------------------------------- the square
@@ -200,11 +259,14 @@ def _consts(values) -> tuple:
 
 
 def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *, domains: bool,
-           max_pairs: int = 100_000, max_delay: int = 32, deadline: float | None = None) -> Comparison:
+           max_pairs: int = 100_000, max_delay: int = 32, deadline: float | None = None,
+           max_length: int | None = None) -> Comparison:
     """Search pairs of runs of ``a`` and ``b`` on one input, breadth first, for one whose
     outputs differ (``domains``: or on which one has a run and the other not, both
     deterministic). ``confirm(input)``: do the transducers, run, really differ there? A
-    query the solver leaves undecided by ``deadline`` raises TimeoutError."""
+    query the solver leaves undecided by ``deadline`` raises TimeoutError.
+    ``max_length``: only inputs of up to that many elements (a bounded composition's
+    domain); none separating them, the answer is unknown, not equal."""
     if a.bits != b.bits:
         return Comparison("unknown", reason="the element types differ")
     qs = _Queries(deadline)
@@ -261,6 +323,8 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
         qa, qb, d, side, lag, ctx, loose = node
         res.pairs += 1
         n = len(conds)
+        if max_length is not None and n >= max_length:
+            continue  # (its end was compared when it was reached)
         ma, mb = choices(a, qa, d, qs.exclusive(a, qa), qs.places), choices(b, qb, d, qs.exclusive(b, qb), qs.places)
         if domains:  # one has a move where the other has none
             for mine, theirs in ((ma, mb), (mb, ma)):
@@ -282,7 +346,9 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
                     continue
                 if eqs and not qs.sat(z3.And(*ctx, both, *eqs)):
                     continue
-                rest = tuple(shifted(t) for t in rest)
+                # (an element an equality of the step ties to a constant or a nearer place is
+                # kept as that: a delay of repeats of one value stays one node)
+                rest = tuple(shifted(t) for t in qs.tied(z3.And(both, *eqs), rest))
                 if any(j > k + max_delay for t in rest for j in window_vars(t)):
                     unconfirmed = unconfirmed or f"one writes an element more than {max_delay} steps before the other"
                     continue
@@ -301,6 +367,8 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
                 queue.append((nxt, path))
     if unconfirmed:
         res.reason = unconfirmed
+    elif max_length is not None:
+        res.reason = f"no input of up to {max_length} elements separates them"
     else:
         res.status = "equal"
     return _done(res, qs)
@@ -485,7 +553,7 @@ def totality(t: Transducer, max_states: int = 100_000, deadline: float | None = 
 
 
 def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: int = 10_000,
-            deadline: float | None = None) -> Transducer:
+            deadline: float | None = None, bound: int | None = None) -> Transducer:
     """``g`` after ``f``: a transducer whose output on ``x`` is ``g``'s on ``f``'s output
     on ``x``. Its window combines the two: g's last elements are f's outputs, terms over
     f's window, kept in the state and shifted a place per step. Refused (NotComposable)
@@ -493,7 +561,13 @@ def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: in
     says nothing of an element it cannot read), when the window would exceed
     ``max_lookback`` (f writes nothing for ever longer runs while g looks back), when an
     operand is nondeterministic, or when g has no move for an output f writes at the
-    end of the input (a run there stops, which no final move can say)."""
+    end of the input (a run there stops, which no final move can say).
+
+    ``bound``: the composition on inputs of up to ``bound`` elements only (no move
+    reads one more), each state kept apart by its depth. Its window is at most f's and
+    ``bound`` more, so ``max_lookback`` does not apply: where g looks back past
+    unboundedly many steps in which f writes nothing, this is still exact on short
+    inputs (a separating input found there is a real one)."""
     if f.nondeterministic or g.nondeterministic:
         raise NotComposable("composition is built for deterministic transducers")
     qs = _Queries(deadline)
@@ -549,35 +623,38 @@ def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: in
     moves: list[Move] = []
     finals: list[FinalMove] = []
 
-    def state(qf: int, d: int, qg: int, win: tuple) -> int:
-        key = (qf, d, qg, tuple(None if t is None else t.get_id() for t in win))
+    def state(qf: int, d: int, qg: int, win: tuple, depth: int) -> int:
+        key = (qf, d, qg, tuple(None if t is None else t.get_id() for t in win), depth if bound is not None else 0)
         if key not in index:
             if len(index) >= max_states:
                 raise NotComposable(f"the composition has more than {max_states} states")
             index[key] = len(index)
             alive.append(win)  # the window's terms kept: their ids are in the key, and z3 reuses a freed id
             names.append(f"{_name(f, qf)}.{_name(g, qg)}")
-            todo.append((index[key], qf, d, qg, win))
+            todo.append((index[key], qf, d, qg, win, depth))
         return index[key]
 
     todo: deque = deque()
     alive: list[tuple] = []
-    state(f.initial, 0, qg0, tuple(win0))
+    live = read_later(g)
+    state(f.initial, 0, qg0, _forget(tuple(win0), live[qg0]), 0)
     while todo:
-        s, qf, d, qg, win = todo.popleft()
-        for x, cond in choices(f, qf, d, qs.exclusive(f, qf), qs.places):
+        s, qf, d, qg, win, depth = todo.popleft()
+        for x, cond in ([] if depth == bound else choices(f, qf, d, qs.exclusive(f, qf), qs.places)):
             if not qs.sat(cond):
                 continue
             fits(cond, x.outputs)
             for conds, written, qg2, win2 in feed(qg, win, x.outputs, [cond]):
-                win3 = tuple(None if t is None else shifted(t) for t in win2)
-                if any(t is not None and max(window_vars(t), default=0) > max_lookback for t in win3):
+                guard = _conjunction(qs, [cond, *conds])
+                win2 = qs.tied(guard, win2)
+                win3 = _forget(tuple(None if t is None else shifted(t) for t in win2), live[qg2])
+                if bound is None and any(t is not None and max(window_vars(t), default=0) > max_lookback
+                                         for t in win3):
                     raise NotComposable(
                         f"the composition's window would exceed {max_lookback} elements: the second "
                         "transducer looks back past steps in which the first writes nothing")
-                guard = _conjunction(qs, [cond, *conds])
                 moves.append(Move(s, guard, tuple(_ground(qs, o) for o in written),
-                                  state(x.dst, min(d + 1, kf), qg2, win3)))
+                                  state(x.dst, min(d + 1, kf), qg2, win3, depth + 1)))
         for cond, outs in end_choices(f, qf, d, qs.exclusive(f, qf, True), qs.places):
             if not qs.sat(cond):
                 continue
@@ -593,6 +670,66 @@ def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: in
                         finals.append(FinalMove(s, full,
                                                 tuple(_ground(qs, o) for o in written + gouts)))
     return Transducer(f.bits, len(index), 0, moves, finals, initial_output, names, f.chars)
+
+
+def _ties(guard: z3.BoolRef, constants: bool = True) -> list[tuple[z3.ExprRef, z3.ExprRef]]:
+    """The substitution the equalities of ``guard`` between window places (each maybe
+    widened, as C promotes) and constants define: a place to the constant it equals,
+    else to the nearest place it equals (``constants`` False: places only, so that an
+    equality with a constant moves to the nearer place, not to ``0 == 0``)."""
+    parent: dict[int, z3.ExprRef] = {}  # a place's index -> its tie (a nearer place, or a constant)
+
+    def root(t: z3.ExprRef) -> z3.ExprRef:
+        while place_of(t) in parent:
+            t = parent[place_of(t)]
+        return t
+
+    for c in conjuncts(guard):
+        if not z3.is_eq(c):
+            continue
+        pair = _narrowed(c.arg(0), c.arg(1))
+        if pair is None or (not constants and z3.is_bv_value(pair[1])):
+            continue
+        a, b = root(pair[0]), root(pair[1])
+        if a.eq(b):
+            continue
+        if z3.is_bv_value(a) or (not z3.is_bv_value(b) and place_of(a) < place_of(b)):
+            a, b = b, a  # (a is tied to b: a constant, else the nearer place)
+        if z3.is_bv_value(a):
+            continue  # two different constants: the move is never taken
+        parent[place_of(a)] = b
+    return [(z3.BitVec(f"w{j}", t.size()), root(t)) for j, t in sorted(parent.items()) if place_of(root(t)) != j]
+
+
+def _narrowed(x: z3.ExprRef, y: z3.ExprRef) -> tuple[z3.ExprRef, z3.ExprRef] | None:
+    """``x == y`` as an equation of a window place with a place or a constant of its
+    width (the same widening of both sides dropped, a constant narrowed when the
+    widening of its low bits gives it back), or None."""
+    if z3.is_bv_value(x):
+        x, y = y, x
+    while z3.is_app(x) and x.decl().kind() in (z3.Z3_OP_SIGN_EXT, z3.Z3_OP_ZERO_EXT):
+        if z3.is_bv_value(y):
+            low = z3.simplify(z3.Extract(x.arg(0).size() - 1, 0, y))
+            back = z3.SignExt if x.decl().kind() == z3.Z3_OP_SIGN_EXT else z3.ZeroExt
+            if not z3.simplify(back(x.params()[0], low)).eq(y):
+                return None  # (a value the widened place never has: no tie)
+            y = low
+        elif z3.is_app(y) and y.decl().kind() == x.decl().kind() and y.params() == x.params():
+            y = y.arg(0)
+        else:
+            return None
+        x = x.arg(0)
+    if place_of(x) is None or not (place_of(y) is not None or z3.is_bv_value(y)) or x.size() != y.size():
+        return None
+    return x, y
+
+
+def _forget(win: tuple, live: frozenset[int]) -> tuple:
+    """g's window (``win[i]`` is its ``w<i+1>``) with the places no run of g from here
+    reads emptied: a composed state does not keep (and is not told apart by) f's
+    outputs g will never look at again, which would otherwise shift back without end
+    while f writes nothing."""
+    return tuple(t if i + 1 in live else None for i, t in enumerate(win))
 
 
 def _g_choices(qs: _Queries, g: Transducer, q: int, win: tuple, exclusive: bool) -> list[tuple[Move, z3.BoolRef]]:

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 
 import z3
 
-from ...automata.transducer import FinalMove, Move, Transducer
+from ...automata.transducer import FinalMove, Move, Transducer, read_later
 from ...automata.transducer_paths import at_position, path_input, solve_input, solver, undecided
-from ...bvterm import TermFacts
+from ...bvterm import TermFacts, unwidened
 from .windows import output_difference
 from ...querytime import remaining_ms
 from ...semantics.strategies.bigstep import Boundary, LookbackExceeded, StepExplorer, SymStep
@@ -123,7 +123,7 @@ class EquivalenceChecker:
             return EquivalenceResult("separated", [], "the outputs before the first read differ")
         if b0 is None:
             return EquivalenceResult("unknown", reason="the filter returns before it reads")
-        need = _horizons(conj, self._window_places)
+        need = [max(js, default=0) for js in read_later(conj)]  # the furthest place a state may read
         queue = deque([_Node(b0, conj.initial, 0, [], [()], z3.BoolVal(True))])
         seen = {(b0.key, conj.initial, ())}
         # Paths of one length into the same filter state and conjecture state are one
@@ -337,7 +337,7 @@ class EquivalenceChecker:
         for c in cs:
             if z3.is_eq(c) and k in self._window_places(c):
                 for x, y in ((c.arg(0), c.arg(1)), (c.arg(1), c.arg(0))):
-                    if _plain_place(x, wk) and k not in self._window_places(y) and self._window_places(y) \
+                    if unwidened(x).eq(wk) and k not in self._window_places(y) and self._window_places(y) \
                             and not any(x.eq(a) for a, _, _ in defs):
                         defs.append((x, y, c))
                         break
@@ -525,32 +525,6 @@ class _StepSolver:
         if r == z3.unknown:
             raise undecided(self.s, self.deadline)
         return found
-
-
-def _plain_place(x: z3.ExprRef, w: z3.ExprRef) -> bool:
-    """``x`` is the window variable ``w``, or it widened (the promotions of C)."""
-    while z3.is_app(x) and x.decl().kind() in (z3.Z3_OP_SIGN_EXT, z3.Z3_OP_ZERO_EXT):
-        x = x.arg(0)
-    return x.eq(w)
-
-
-def _horizons(conj: Transducer, places) -> dict[int, int]:
-    """Per conjecture state, the furthest window place it or a state after it reads of
-    the elements already read: its own moves' places, and one less than a successor's
-    (each step moves the window one place). Facts about places further back can never
-    be used again."""
-    need = {q: 0 for q in range(conj.states)}
-    for m in [*conj.moves, *conj.finals]:
-        for t in (m.guard, *m.outputs):
-            need[m.src] = max(need[m.src], *places(t), 0)
-    changed = True
-    while changed:  # at most lookback rounds: each raises a value bounded by it
-        changed = False
-        for m in conj.moves:
-            if need[m.dst] - 1 > need[m.src]:
-                need[m.src] = need[m.dst] - 1
-                changed = True
-    return need
 
 
 def _conj(parts) -> z3.BoolRef:
