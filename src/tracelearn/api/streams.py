@@ -261,20 +261,21 @@ def _compose_first(first: Transducer, second: Transducer, deadline: float) -> tu
 
 
 # The input lengths a pending composition is compared on, each in turn while time allows.
-SHORT_INPUTS = (3, 6, 10)
+SHORT_INPUTS = (1, 3, 6, 10)
 
 
 @dataclass
 class _Pending:
-    """A composition not built (``why``): ``second`` (its transducer, or None) after
-    ``first``, learned as a C pipeline unless inputs of a few elements separate it."""
+    """A composition to build: ``second`` (its transducer, or None) after ``first``;
+    where it is not built (``why``), learned as a C pipeline unless inputs of a few
+    elements separate the two sides."""
 
     first: Transducer
     second: Transducer | None
     second_file: str
     second_fn: str
     label: str
-    why: str
+    why: str = ""
 
 
 class NoModel(Exception):
@@ -309,6 +310,7 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
     compositions: list[dict] = []
     work = tempfile.TemporaryDirectory(prefix="tracelearn-pipeline-")
     bounded: list[str] = []  # what the comparison on short inputs showed (nothing separating)
+    compared: list[int] = []  # the lengths it was made for
 
     def left_time() -> float:
         return max(1.0, deadline - time.perf_counter())
@@ -323,16 +325,18 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
             raise NoModel(f"{label}: no transducer learned ({r.doc['reason']})")
         return r.result.transducer
 
-    def composed(first, second, second_file: str, second_fn: str, label: str, why: str = ""):
-        """``second`` after ``first``: composed, else a pipeline to learn (``_Pending``)."""
-        if second is not None:
-            if progress:
-                progress(f"composing {label}")
-            t, why = _compose_first(first, second, deadline)
-            if t is not None:
-                compositions.append({"composition": label, "by": "composing the transducers", "states": t.states})
-                return t
-        return _Pending(first, second, second_file, second_fn, label, why)
+    def composed(x):
+        """A pending composition composed (a transducer), else kept pending with why not."""
+        if not isinstance(x, _Pending) or x.second is None:
+            return x
+        if progress:
+            progress(f"composing {x.label}")
+        t, why = _compose_first(x.first, x.second, deadline)
+        if t is None:
+            x.why = why
+            return x
+        compositions.append({"composition": x.label, "by": "composing the transducers", "states": t.states})
+        return t
 
     def learned_pipeline(p: _Pending):
         """The C pipeline of ``p`` (the first's transducer feeding the second's code), learned."""
@@ -346,16 +350,18 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
         compositions.append({"composition": p.label, "by": f"learning the C pipeline ({p.why})", "states": t.states})
         return t
 
-    def short_inputs(left, right) -> Comparison | None:
-        """The two sides on inputs of up to a few elements, a pending composition built
-        for those only (:func:`compose`'s ``bound``), deepened while a quarter of the
-        time left allows: a separating input there is a shortest, found before a
-        pipeline that may be outside the class is learned. None: none found."""
-        if any(isinstance(x, _Pending) and x.second is None for x in (left, right)):
+    def short_inputs(left, right, bounds: tuple[int, ...], share: float) -> Comparison | None:
+        """The two sides on inputs of up to ``bounds`` elements in turn, a pending
+        composition built for those only (:func:`compose`'s ``bound``), while ``share``
+        of the time left allows: a separating input there is a shortest, found before a
+        composition or a pipeline that may take long is built. None: none found."""
+        if not any(isinstance(x, _Pending) for x in (left, right)) or \
+                any(isinstance(x, _Pending) and x.second is None for x in (left, right)):
             return None  # (a second filter without a transducer: only its pipeline can say)
-        stop = time.perf_counter() + left_time() / 4
-        last = None
-        for bound in SHORT_INPUTS:
+        if progress:
+            progress("comparing the filters on short inputs")
+        stop = time.perf_counter() + left_time() * share
+        for bound in (b for b in bounds if b not in compared):
             try:
                 sides = [compose(x.first, x.second, deadline=stop, bound=bound) if isinstance(x, _Pending) else x
                          for x in (left, right)]
@@ -365,13 +371,12 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
             if cmp.status == "different":
                 for x, t in zip((left, right), sides):
                     if isinstance(x, _Pending):
+                        by = f"composing the transducers on inputs of up to {bound} element{'s' * (bound != 1)}"
                         compositions.append({"composition": x.label, "states": t.states,
-                                             "by": f"composing the transducers on inputs of up to {bound} elements "
-                                                   f"({x.why})"})
+                                             "by": by + (f" ({x.why})" if x.why else "")})
                 return cmp
-            last = cmp
-        if last is not None:
-            bounded.append(last.reason)
+            bounded[:] = [cmp.reason]
+            compared.append(bound)
         return None
 
     def own_model(path: str, fn: str, label: str):
@@ -394,26 +399,26 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
             left, right = f, model(g_file, with_function, with_function)
             sides = ([F], [G])
         elif prop == "idempotent":
-            left, right = composed(f, f, f_file, function, f"{function}.{function}"), f
+            left, right = _Pending(f, f, f_file, function, f"{function}.{function}"), f
             sides = ([F, F], [F])
         elif prop == "commute":
             g = model(g_file, with_function, with_function)
-            left = composed(f, g, g_file, with_function, f"{with_function} after {function}")
-            right = composed(g, f, f_file, function, f"{function} after {with_function}")
+            left = _Pending(f, g, g_file, with_function, f"{with_function} after {function}")
+            right = _Pending(g, f, f_file, function, f"{function} after {with_function}")
             sides = ([F, G], [G, F])
         else:
             g, why = own_model(g_file, with_function, with_function)
-            left = composed(f, g, g_file, with_function, f"{with_function} after {function}", why)
+            left = _Pending(f, g, g_file, with_function, f"{with_function} after {function}", why)
             right = identity(el.bits)
             sides = ([F, G], [])
-        cmp = None
-        if isinstance(left, _Pending) or isinstance(right, _Pending):
-            if progress:
-                progress("comparing the filters on short inputs")
-            cmp = short_inputs(left, right)
-            if cmp is None:
-                left, right = (learned_pipeline(x) if isinstance(x, _Pending) else x for x in (left, right))
+        # a short separating input first (most "no"s have one), then the compositions, then
+        # longer inputs where one was not built, then its C pipeline
+        cmp = short_inputs(left, right, SHORT_INPUTS[:2], 0.1)
         if cmp is None:
+            left, right = composed(left), composed(right)
+            cmp = short_inputs(left, right, SHORT_INPUTS, 0.25)
+        if cmp is None:
+            left, right = (learned_pipeline(x) if isinstance(x, _Pending) else x for x in (left, right))
             if progress:
                 progress("comparing the transducers")
             cmp = equivalence(left, right, deadline=time.perf_counter() + left_time())

@@ -134,6 +134,7 @@ class _Queries:
         self._places: dict[int, tuple[z3.ExprRef, frozenset[int]]] = {}
         self._back: dict[int, tuple[z3.BoolRef, z3.BoolRef | None]] = {}
         self._solver: z3.Solver | None = None
+        self.g_choices: dict[tuple, tuple[tuple, list]] = {}
         self._tied: dict[tuple[int, bool], tuple[z3.BoolRef, list[tuple[z3.ExprRef, z3.ExprRef]]]] = {}
         self._sat: dict[frozenset[int], tuple[list[z3.BoolRef], bool]] = {}
 
@@ -368,7 +369,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
     if unconfirmed:
         res.reason = unconfirmed
     elif max_length is not None:
-        res.reason = f"no input of up to {max_length} elements separates them"
+        res.reason = f"no input of up to {max_length} element{'s' * (max_length != 1)} separates them"
     else:
         res.status = "equal"
     return _done(res, qs)
@@ -684,9 +685,9 @@ def _ties(guard: z3.BoolRef, constants: bool = True) -> list[tuple[z3.ExprRef, z
             t = parent[place_of(t)]
         return t
 
-    for c in conjuncts(guard):
-        if not z3.is_eq(c):
-            continue
+    # (simplified: a low byte of a widened element is the element, as in g's guard on f's output)
+    eqs = [d for c in conjuncts(guard) if z3.is_eq(c) for d in [c, *conjuncts(z3.simplify(c))] if z3.is_eq(d)]
+    for c in eqs:
         pair = _narrowed(c.arg(0), c.arg(1))
         if pair is None or (not constants and z3.is_bv_value(pair[1])):
             continue
@@ -734,8 +735,21 @@ def _forget(win: tuple, live: frozenset[int]) -> tuple:
 
 def _g_choices(qs: _Queries, g: Transducer, q: int, win: tuple, exclusive: bool) -> list[tuple[Move, z3.BoolRef]]:
     """g's moves from ``q`` on the window ``win`` (terms, None before g's start) with the
-    conditions of taking each (the first enabled)."""
-    return _first_enabled(g.out_of(q), lambda m: _on_window(qs, m.guard, m.outputs, win), exclusive)[0]
+    conditions of taking each (the first enabled); a condition on f's constants alone
+    decided, and those never taken left out. Asked once per state and window (an
+    escaper's outputs are mostly constants, fed to g again at every composed state)."""
+    key = (id(g), q, exclusive, tuple(-1 if t is None else t.get_id() for t in win))
+    hit = qs.g_choices.get(key)
+    if hit is None:
+        out = []
+        for m, c in _first_enabled(g.out_of(q), lambda m: _on_window(qs, m.guard, m.outputs, win), exclusive)[0]:
+            if not qs.places(c):
+                c = z3.simplify(c)
+                if z3.is_false(c):
+                    continue
+            out.append((m, c))
+        hit = qs.g_choices[key] = (win, out)  # (the window kept: its terms' ids are in the key)
+    return hit[1]
 
 
 def _g_ends(qs: _Queries, g: Transducer, q: int, win: tuple, exclusive: bool) -> list[tuple[z3.BoolRef, tuple]]:
