@@ -27,11 +27,10 @@ from dataclasses import dataclass
 import z3
 
 from ..bvterm import place_of, window_vars
-from .transducer import OUT_BITS, FinalMove, Move, Transducer, read_later, term_text
-from ..z3dag import conjuncts
-from .transducer_paths import path_input, satisfiable, solver, undecided
 from ..querytime import remaining_ms
-from ..z3dag import assert_all
+from ..z3dag import assert_all, conjuncts
+from .transducer import OUT_BITS, FinalMove, Move, Transducer, read_later, term_text
+from .transducer_paths import path_input, solver, undecided
 
 
 @dataclass
@@ -557,7 +556,9 @@ def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: in
             deadline: float | None = None, bound: int | None = None) -> Transducer:
     """``g`` after ``f``: a transducer whose output on ``x`` is ``g``'s on ``f``'s output
     on ``x``. Its window combines the two: g's last elements are f's outputs, terms over
-    f's window, kept in the state and shifted a place per step. Refused (NotComposable)
+    f's window, kept in the state and shifted a place per step; a place no run of g
+    reads again is forgotten (:func:`_forget`), and one the step's guard equates with a
+    constant or a nearer place is kept as that (:meth:`_Queries.tied`). Refused (NotComposable)
     when f may write a value outside g's element type (f writes C ints; g's transducer
     says nothing of an element it cannot read), when the window would exceed
     ``max_lookback`` (f writes nothing for ever longer runs while g looks back), when an
