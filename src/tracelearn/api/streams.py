@@ -418,10 +418,26 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
             left, right = composed(left), composed(right)
             cmp = short_inputs(left, right, SHORT_INPUTS, 0.25)
         if cmp is None:
-            left, right = (learned_pipeline(x) if isinstance(x, _Pending) else x for x in (left, right))
-            if progress:
-                progress("comparing the transducers")
-            cmp = equivalence(left, right, deadline=time.perf_counter() + left_time())
+            sides_t: list = []
+            missing: NoModel | None = None
+            for x in (left, right):
+                try:
+                    sides_t.append(learned_pipeline(x) if isinstance(x, _Pending) else x)
+                except NoModel as e:
+                    if missing is not None or x.second is None:
+                        raise
+                    missing = e  # that side is compared on short inputs only, against the other's model
+                    sides_t.append(x)
+            left, right = sides_t
+            if missing is not None:
+                compared.clear()  # (the other side is a learned pipeline now, not a bounded composition)
+                cmp = short_inputs(left, right, SHORT_INPUTS, 0.5)
+                if cmp is None:
+                    raise missing
+            else:
+                if progress:
+                    progress("comparing the transducers")
+                cmp = equivalence(left, right, deadline=time.perf_counter() + left_time())
     except NoModel as e:
         cmp = Comparison("unknown", reason=str(e))
     except TimeoutError as e:  # a query the solver left undecided: unknown, never a guess
