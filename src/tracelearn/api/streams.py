@@ -355,9 +355,9 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
         composition built for those only (:func:`compose`'s ``bound``), while ``share``
         of the time left allows: a separating input there is a shortest, found before a
         composition or a pipeline that may take long is built. None: none found."""
-        if not any(isinstance(x, _Pending) for x in (left, right)) or \
-                any(isinstance(x, _Pending) and x.second is None for x in (left, right)):
-            return None  # (a second filter without a transducer: only its pipeline can say)
+        pending = [x for x in (left, right) if isinstance(x, _Pending)]
+        if not pending or any(x.second is None for x in pending):
+            return None  # (nothing to compose; or a second filter without a transducer: only its pipeline can say)
         if progress:
             progress("comparing the filters on short inputs")
         stop = time.perf_counter() + left_time() * share
