@@ -58,10 +58,11 @@ def read_later(t: "Transducer") -> list[frozenset[int]]:
     next move sees them) that some run from it reads, in a move's guard or outputs or
     a final move's: its own moves' places, and one less than a successor's (each step
     moves the window one place). What the window holds elsewhere is never used again."""
+    places = t.facts.places if t.facts is not None else window_vars  # (a conjecture's terms recur)
     live: list[set[int]] = [set() for _ in range(t.states)]
     for m in [*t.moves, *t.finals]:
         for x in (m.guard, *m.outputs):
-            live[m.src].update(j for j in window_vars(x) if j >= 1)
+            live[m.src].update(j for j in places(x) if j >= 1)
     changed = True
     while changed:  # at most lookback rounds: a place only moves nearer
         changed = False

@@ -58,6 +58,21 @@ class Cursor:
 Route = tuple[int, tuple[bool | None, ...]]
 
 
+def _same_term(a: z3.ExprRef, b: z3.ExprRef) -> bool:
+    return a is b or a.get_id() == b.get_id()  # (equal terms share one AST id)
+
+
+def _same_state(a: tuple, b: tuple) -> bool:
+    """Two ``Cursor.seen`` snapshots name the same state: the same registers and
+    objects, each holding the same term, the same guard and allocations."""
+    regs_a, mem_a, guard_a, allocs_a = a
+    regs_b, mem_b, guard_b, allocs_b = b
+    if allocs_a != allocs_b or regs_a.keys() != regs_b.keys() or mem_a.keys() != mem_b.keys():
+        return False
+    return (_same_term(guard_a, guard_b) and all(_same_term(t, regs_b[k]) for k, t in regs_a.items())
+            and all(_same_term(t, mem_b[o]) for o, t in mem_a.items()))
+
+
 def _owned(stack: list[Cursor]) -> list[Cursor]:
     """``stack`` to run on: a new list whose top cursor is a copy. Points share the
     cursors below (a deep recursion copied whole at every choice made following a
@@ -500,9 +515,11 @@ class PathExplorer:
         taken), or ''. Terms are compared by z3's AST ids (equal terms share one)."""
         if not self.opt.repeats_end or dst > src:
             return ""
-        state = (tuple(sorted((k, v.term.get_id()) for k, v in st.regs.items())),
-                 tuple(sorted((o, t.get_id()) for o, t in st.mem.items())), st.guard.get_id(), allocs)
-        if cur.seen.get((src, dst)) == state:
+        # A snapshot of the terms themselves (shallow copies: no solver call per back
+        # edge), compared by identity first; kept alive, so no AST id is reused.
+        state = ({k: v.term for k, v in st.regs.items()}, dict(st.mem), st.guard, allocs)
+        last = cur.seen.get((src, dst))
+        if last is not None and _same_state(last, state):
             return f"the loop at {cur.frame.proc.blocks[dst].loc} comes back to the same state: it never ends"
         cur.seen = {**cur.seen, (src, dst): state}
         return ""
