@@ -42,7 +42,7 @@ from common import best_of, table  # noqa: E402
 
 from tracelearn.analyses.streams.cgen import transducer_filter  # noqa: E402
 from tracelearn.analyses.streams.teacher import constants_of  # noqa: E402
-from tracelearn.api.streams import fuse_filters  # noqa: E402
+from tracelearn.api.fusion import fuse_filters  # noqa: E402
 from tracelearn.automata.transducer import Transducer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -226,7 +226,7 @@ PAIRS = [("commute", AUTOESCAPE, "html_escape", "pre_escape"), ("commute", AUTOE
 
 def table4(results, timeout: float) -> str:
     """Idempotence of each learned filter, then the pairs above."""
-    from tracelearn.api.streams import filter_property
+    from tracelearn.api.filter_properties import filter_property
     from tracelearn.errors import TracelearnError
     rows = []
     todo = [("idempotent", path, fn, None) for path, fn, r, _ in learned(results) if r.doc["complete"]] + PAIRS
@@ -256,7 +256,7 @@ NEVER = [("html_escape", ["<", ">", '"', "'"]), ("pre_escape", ["<", ">"]), ("xm
 
 
 def table5(timeout: float) -> str:
-    from tracelearn.api.streams import filter_never_writes
+    from tracelearn.api.filter_properties import filter_never_writes
     rows = []
     for fn, texts in NEVER:
         for text in texts:

@@ -26,6 +26,7 @@ from tracelearn.analyses.streams.driver import _learn as learn_route
 from tracelearn.analyses.streams.properties import writes
 from tracelearn.analyses.streams.replay import FilterReplay
 from tracelearn.api.streams import learn_filter_file
+import tracelearn.api.filter_properties  # (its attributes are patched)
 from tracelearn.automata.transducer_algebra import equivalence
 from tracelearn.bvterm import Undefined, compile_term
 from tracelearn.cli.main import main
@@ -275,7 +276,7 @@ def test_a_pipeline_outside_the_class_leaves_the_property_unknown(capsys, monkey
     is outside the class. With no short inputs compared (as when they run out of time)
     the answer is unknown, with the reason, never a guess. That is no error of the
     user's files (it was exit 2, naming the deleted temporary pipeline file)."""
-    monkeypatch.setattr(tracelearn.api.streams, "SHORT_INPUTS", ())
+    monkeypatch.setattr(tracelearn.api.filter_properties, "SHORT_INPUTS", ())
     code, doc = _drop_zeros_pair_sums(capsys)
     assert code == 0 and doc["holds"] is None and "outside the class" in doc["reason"]
     assert "tracelearn-pipeline" not in json.dumps(doc)
@@ -319,7 +320,7 @@ def test_a_filter_that_returns_is_proved_equal_to_one_that_falls_silent():
     """stop_by_return returns at '#', stop_by_flag writes nothing from there on. A
     conjecture writing after the filter returned was "unknown"; the oracle now gives the
     input on which it does, and both models are proved."""
-    doc = tracelearn.api.streams.filter_property("equivalent", str(STREAMS / "pipes.c"), function="stop_by_flag",
+    doc = tracelearn.api.filter_properties.filter_property("equivalent", str(STREAMS / "pipes.c"), function="stop_by_flag",
                                                  with_function="stop_by_return", timeout=120)
     assert doc["holds"] is True and all(m["complete"] for m in doc["models"]), doc["reason"]
 
@@ -347,12 +348,12 @@ def test_models_that_differ_where_the_filters_do_not_say_why(monkeypatch):
     """Models that differ on an input where the filters agree (a model not proved):
     unknown, never false, and the reason names the unproved model. The comparison is
     made to differ on such an input, as an unproved wrong model would."""
-    monkeypatch.setattr(tracelearn.api.streams, "equivalence",
-                        lambda *a, **k: tracelearn.api.streams.Comparison("different", [ord("#"), 1]))
-    api = tracelearn.api.streams
-    monkeypatch.setattr(api, "learn_filter_file", _unproved(api.learn_filter_file))
-    doc = tracelearn.api.streams.filter_property("equivalent", str(STREAMS / "pipes.c"), function="stop_by_flag",
-                                                 with_function="stop_by_return", timeout=120)
+    import tracelearn.api.filter_models as models
+    import tracelearn.api.filter_properties as props
+    monkeypatch.setattr(props, "equivalence", lambda *a, **k: props.Comparison("different", [ord("#"), 1]))
+    monkeypatch.setattr(models, "learn_filter_file", _unproved(models.learn_filter_file))
+    doc = props.filter_property("equivalent", str(STREAMS / "pipes.c"), function="stop_by_flag",
+                                with_function="stop_by_return", timeout=120)
     assert doc["holds"] is None and doc["witness"]["replay"] == "not confirmed"
     assert doc["witness"]["left"]["output"] == doc["witness"]["right"]["output"] == []
     assert "differ on the witness" in doc["reason"] and "stop_by_return: not proved here" in doc["reason"]
@@ -394,15 +395,17 @@ def test_a_pipeline_is_reordered_only_after_its_filters_are_proved_to_commute(tm
 def test_a_reordered_pipeline_learns_each_filter_once(monkeypatch):
     """fuse --reorder proves commutation from the two models, then fuses the same two:
     each filter is learned once (it was learned again for the fusion)."""
-    api = tracelearn.api.streams
+    import tracelearn.api.filter_models as models
+    import tracelearn.api.fusion as fusion
     calls = []
-    learn_file = api.learn_filter_file
+    learn_file = models.learn_filter_file
 
     def counting(*a, **k):
         calls.append(k["function"])
         return learn_file(*a, **k)
-    monkeypatch.setattr(api, "learn_filter_file", counting)
-    doc, _ = api.fuse_filters(str(STREAMS / "diff.c"), function="diff_encode", with_function="sum_pairs",
+    monkeypatch.setattr(models, "learn_filter_file", counting)
+    monkeypatch.setattr(fusion, "learn_filter_file", counting)
+    doc, _ = fusion.fuse_filters(str(STREAMS / "diff.c"), function="diff_encode", with_function="sum_pairs",
                               reorder=True, check=100)
     assert doc["complete"] and doc["reorder"]["holds"] is True and doc["differential"]["disagreement"] is None
     assert calls.count("diff_encode") == calls.count("sum_pairs") == 1, calls
@@ -631,7 +634,7 @@ def test_a_pipeline_whose_second_filter_looks_ahead():
     """ab_to_x after ab_to_x: the pipeline's queue holds one element more for the second
     filter's tl_peek(1). Not idempotent: "aa" gives "a" (the last a waits for a b that
     never comes), and "a" gives nothing; the witness replays in the interpreter."""
-    from tracelearn.api.streams import filter_property
+    from tracelearn.api.filter_properties import filter_property
     doc = filter_property("idempotent", str(STREAMS / "lookahead.c"), function="ab_to_x")
     assert doc["holds"] is False and doc["witness"]["replay"] == "confirmed"
     assert doc["witness"]["input"] == [97, 97]
@@ -976,7 +979,7 @@ def test_difference_decoder_inverts_the_encoder_and_sum_filter_commutes_with_it(
     """The paper's introduction: a difference filter and a sum filter commute; and a
     decoder inverts the encoder. The compositions are learned as C pipelines (the
     encoder's transducer feeding the decoder's code) and proved."""
-    from tracelearn.api.streams import filter_property
+    from tracelearn.api.filter_properties import filter_property
     path = str(STREAMS / "diff.c")
     inv = filter_property("inverse", path, function="diff_encode", with_function="diff_decode")
     assert inv["holds"] is True and all(m["complete"] for m in inv["models"])
@@ -1008,11 +1011,12 @@ def test_fuse_composes_two_learned_escapers_and_the_result_is_the_pipeline(tmp_p
 def test_a_composition_out_of_time_falls_back_to_the_pipeline_with_the_reason(monkeypatch):
     """The composition gets half the time left: when it runs out, the C pipeline is
     learned in the other half, and the answer is the one composing gives."""
-    from tracelearn.api import streams as api_streams
+    from tracelearn.api import filter_models, filter_properties
 
     def slow(*args, **kwargs):
         raise TimeoutError("time limit")
-    monkeypatch.setattr(api_streams, "compose", slow)
+    monkeypatch.setattr(filter_models, "compose", slow)  # the full composition
+    monkeypatch.setattr(filter_properties, "compose", slow)  # and those on short inputs
     idem = tracelearn.filter_property("idempotent", str(STREAMS / "escape.c"), function="html_escape")
     assert idem["holds"] is False and idem["witness"]["replay"] == "confirmed"
     assert idem["compositions"][0]["by"].startswith("learning the C pipeline (the composition was not built")
@@ -1040,7 +1044,7 @@ def test_html_escape_is_not_idempotent_and_the_witness_replays(capsys):
 
 
 def test_equivalent_filters_and_bad_property_options(capsys):
-    from tracelearn.api.streams import filter_property
+    from tracelearn.api.filter_properties import filter_property
     from tracelearn.errors import OptionError
     path = str(STREAMS / "diff.c")
     same = filter_property("equivalent", path, function="diff_encode", with_function="diff_encode")
@@ -1056,7 +1060,7 @@ def test_a_decoder_outside_the_class_twice_is_not_idempotent_on_a_short_input_fo
     pipeline is outside the class too, and learning it ran to the time limit before the
     witness came. Compared on inputs of up to 1, then 3 elements first, the answer is a
     shortest witness, replayed, and nothing more is composed or learned."""
-    from tracelearn.api.streams import filter_property
+    from tracelearn.api.filter_properties import filter_property
     doc = filter_property("idempotent", str(STREAMS / "pipes.c"), function="rl_decode3", timeout=60)
     assert doc["holds"] is False and doc["witness"]["replay"] == "confirmed"
     w = doc["witness"]["input"]
@@ -1079,7 +1083,7 @@ def test_an_encoder_twice_is_told_apart_on_one_element_before_anything_longer_is
     moves) or learning the pipeline (10,335 membership queries, 300 s) came before the
     answer. Compared on inputs of one element first, the witness comes at once: it is
     a shortest (the empty input encodes to nothing, twice too)."""
-    from tracelearn.api.streams import filter_property
+    from tracelearn.api.filter_properties import filter_property
     doc = filter_property("idempotent", str(STREAMS / "codecs.c"), function="base64_encode", timeout=60)
     assert doc["holds"] is False and doc["witness"]["replay"] == "confirmed"
     assert len(doc["witness"]["input"]) == 1
@@ -1117,14 +1121,16 @@ def test_fused_filter_equals_the_pipeline(tmp_path, capsys, monkeypatch):
     """fuse: the pipeline learned as one transducer, written as one C filter; that filter
     (run in the interpreter, and learned again) equals the two filters chained. Each of
     the three programs is loaded once for all the inputs compared."""
-    import tracelearn.api.streams as streams_api
+    import tracelearn.api.filter_models as models
+    import tracelearn.api.fusion as fusion
     loaded = []
 
     class Counted(FilterReplay):
         def __init__(self, file, function, *args, **kw):
             loaded.append(function)
             super().__init__(file, function, *args, **kw)
-    monkeypatch.setattr(streams_api, "FilterReplay", Counted)
+    monkeypatch.setattr(models, "FilterReplay", Counted)  # the two filters chained
+    monkeypatch.setattr(fusion, "FilterReplay", Counted)  # the fused filter
     out = tmp_path / "fused.c"
     code = main(["fuse", str(STREAMS / "diff.c"), "--function", "diff_encode", "--with", "sum_pairs",
                  "-o", str(out), "--check", "200", "--json", "--quiet"])
@@ -1317,7 +1323,7 @@ def test_an_undecided_property_query_is_unknown_not_a_traceback(monkeypatch):
     """The comparison of two learned transducers asks z3 directly; a query it leaves
     undecided makes the answer unknown (holds null) with the reason."""
     import tracelearn.automata.transducer_algebra as algebra
-    from tracelearn.api.streams import filter_property
+    from tracelearn.api.filter_properties import filter_property
 
     def undecided(self, f):
         raise TimeoutError("the solver could not decide a query (canceled)")
@@ -1346,7 +1352,7 @@ def test_a_transducer_document_reads_back_as_the_same_transducer():
 def test_two_filters_of_one_name_in_two_files_are_told_apart(tmp_path):
     """The replay ran the first file's filter for both sides (the chain was keyed by the
     function's name): the difference was reported unknown, "not confirmed"."""
-    from tracelearn.api.streams import filter_property
+    from tracelearn.api.filter_properties import filter_property
 
     a, b = tmp_path / "a.c", tmp_path / "b.c"
     a.write_text("#include <tracelearn.h>\nvoid f(void) { while (1) { int c = tl_in(); tl_out(c); } }\n")
@@ -1440,7 +1446,7 @@ def test_a_property_whose_filter_has_no_model_in_time_is_unknown(tmp_path, monke
         result.reason = "time limit"
         return result
     monkeypatch.setattr(api, "learn", no_model)
-    doc = api.filter_property("idempotent", str(STREAMS / "diff.c"), function="diff_encode", timeout=30)
+    doc = tracelearn.api.filter_properties.filter_property("idempotent", str(STREAMS / "diff.c"), function="diff_encode", timeout=30)
     assert doc["holds"] is None and "no transducer learned (time limit)" in doc["reason"]
     assert doc["models"][0]["complete"] is False and doc["witness"] is None
 

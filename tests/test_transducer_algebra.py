@@ -175,11 +175,11 @@ def test_composed_escapers_equal_the_pipeline_learned_from_c(tmp_path):
     """html_escape twice: the composition of its transducer with itself, and the C
     pipeline of its transducer feeding its code, learned and proved; the two are equal,
     and both differ from html_escape on a shortest input."""
-    from tracelearn.api.streams import _pipeline_c
+    from tracelearn.api.filter_models import pipeline_c
     he = _learned("escape.c", "html_escape")
     algebra = compose(he, he)
     src = tmp_path / "pipeline.c"
-    src.write_text(_pipeline_c(he, str(STREAMS / "escape.c"), "html_escape"))
+    src.write_text(pipeline_c(he, str(STREAMS / "escape.c"), "html_escape"))
     r = learn(load_program(str(src), entry="__tl_pipeline"), LearnOptions("__tl_pipeline"))
     assert r.complete, r.reason
     assert equivalence(algebra, r.transducer).status == "equal"

@@ -17,8 +17,9 @@ import importlib
 
 _HOME = {"check": "checking", "run": "running", "explain": "explaining", "diff": "explaining",
          "merge": "explaining", "batch": "batches", "validate": "validation", "pac": "pac_verification",
-         "pac_reuse": "pac_verification", "learn_filter": "streams", "filter_property": "streams",
-         "filter_never_writes": "streams", "fuse_filters": "streams"}
+         "pac_reuse": "pac_verification", "learn_filter": "streams",
+         "filter_property": "filter_properties", "filter_never_writes": "filter_properties",
+         "fuse_filters": "fusion"}
 
 __all__ = list(_HOME)
 

@@ -9,7 +9,8 @@ import codecs
 import sys
 
 from ..api.options import count, positive, seconds
-from ..api.streams import PROPERTIES, filter_never_writes, filter_property, fuse_filters
+from ..api.filter_properties import PROPERTIES, filter_never_writes, filter_property
+from ..api.fusion import fuse_filters
 from ..errors import OptionError
 from ..report.jsonout import dumps as json_text
 from .progress import Progress
