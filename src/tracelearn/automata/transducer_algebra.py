@@ -28,7 +28,7 @@ import z3
 
 from ..bvterm import place_of, window_vars
 from ..querytime import remaining_ms
-from ..z3dag import assert_all, conjuncts
+from ..z3dag import all_of, assert_all, conjuncts, lit_false, negated
 from .transducer import OUT_BITS, FinalMove, Move, Transducer, read_later, term_text
 from .transducer_paths import path_input, solver, undecided
 
@@ -92,7 +92,7 @@ def _first_enabled(items: list, enable: Callable, any_one: bool) -> tuple[list, 
         en = enable(it)
         if en is None or z3.is_false(en):
             continue
-        out.append((it, en if any_one or not earlier else z3.And(en, *[z3.Not(e) for e in earlier])))
+        out.append((it, en if any_one or not earlier else all_of([en, *[negated(e) for e in earlier]])))
         earlier.append(en)
     return out, earlier
 
@@ -123,6 +123,16 @@ def _window_consts(t: z3.ExprRef):
         stack.extend(e.children())
 
 
+@dataclass(frozen=True)
+class _Split:
+    """A condition's conjuncts, their AST ids and whether one is ``false``."""
+
+    term: z3.BoolRef  # (kept: the ids are not reused while the entry lives)
+    parts: list[z3.BoolRef]
+    ids: frozenset[int]
+    false: bool
+
+
 class _Queries:
     """The solver calls of one operation, with its deadline."""
 
@@ -136,6 +146,48 @@ class _Queries:
         self.g_choices: dict[tuple, tuple[tuple, list]] = {}
         self._tied: dict[tuple[int, bool], tuple[z3.BoolRef, list[tuple[z3.ExprRef, z3.ExprRef]]]] = {}
         self._sat: dict[frozenset[int], tuple[list[z3.BoolRef], bool]] = {}
+        self._conjuncts: dict[int, _Split] = {}
+        self._decided: dict[int, tuple[z3.BoolRef, bool | None]] = {}
+        self._undecided: dict[int, tuple[z3.BoolRef, list[tuple[int, z3.BoolRef]] | None]] = {}
+
+    def conjuncts(self, t: z3.BoolRef) -> list[z3.BoolRef]:
+        """:func:`conjuncts` of ``t``, once per term (a composition's conditions are
+        conjunctions of the same guards, split again and again)."""
+        return self._split(t).parts
+
+    def _split(self, t: z3.BoolRef) -> _Split:
+        hit = self._conjuncts.get(t.get_id())
+        if hit is None:  # (the entry keeps the term: its id is not reused)
+            parts = conjuncts(t)
+            hit = self._conjuncts[t.get_id()] = _Split(t, parts, frozenset(c.get_id() for c in parts),
+                                                      any(lit_false(c) for c in parts))
+        return hit
+
+    def undecided_conjuncts(self, t: z3.BoolRef) -> list[tuple[int, z3.BoolRef]] | None:
+        """``t``'s conjuncts (with their AST ids) but those :meth:`decided` true; None
+        when one is decided false. Once per term."""
+        hit = self._undecided.get(t.get_id())
+        if hit is None:  # (the entry keeps the term: its id is not reused)
+            out: list[tuple[int, z3.BoolRef]] | None = []
+            for c in self.conjuncts(t):
+                v = None if self.places(c) else self.decided(c)
+                if v is False:
+                    out = None
+                    break
+                if not v:
+                    out.append((c.get_id(), c))
+            hit = self._undecided[t.get_id()] = (t, out)
+        return hit[1]
+
+    def decided(self, c: z3.BoolRef) -> bool | None:
+        """A condition that reads no window place (g's guard on f's constant outputs),
+        simplified: true, false, or None where the simplifier leaves it open; once per
+        term (the same escape sequences are fed to g again and again)."""
+        hit = self._decided.get(c.get_id())
+        if hit is None:  # (the entry keeps the term: its id is not reused)
+            v = z3.simplify(c)
+            hit = self._decided[c.get_id()] = (c, True if z3.is_true(v) else False if z3.is_false(v) else None)
+        return hit[1]
 
     def places(self, t: z3.ExprRef) -> frozenset[int]:
         """:func:`window_vars` of ``t``, once per term (the same guards are asked of again
@@ -157,7 +209,7 @@ class _Queries:
         kept part reads one; none: the context is all the path says of the window."""
         out: dict[int, z3.BoolRef] = {}
         leaving: list[z3.BoolRef] = []  # parts moved past the window
-        for c in ctx + tuple(conjuncts(cond)):
+        for c in ctx + tuple(self.conjuncts(cond)):
             hit = self._back.get(c.get_id())
             if hit is None:  # (the entry keeps the term: its id is not reused)
                 js = self.places(c)
@@ -228,13 +280,18 @@ class _Queries:
     def sat(self, f: z3.BoolRef) -> bool:
         """Is ``f`` satisfiable? Asked once per set of conjuncts (a composition asks of
         the same guards along many of its states)."""
-        if z3.is_false(f):
+        return self.sat_all([f])
+
+    def sat_all(self, fs: list[z3.BoolRef]) -> bool:
+        """Is the conjunction of ``fs`` satisfiable? (:meth:`sat` without building it.)"""
+        splits = [self._split(f) for f in fs]
+        if any(x.false for x in splits):
             return False
-        parts = conjuncts(f)
-        key = frozenset(c.get_id() for c in parts)
+        key = frozenset().union(*(x.ids for x in splits))
         hit = self._sat.get(key)
         if hit is not None:
             return hit[1]
+        parts = [c for x in splits for c in x.parts]
         if self.deadline is not None and time.perf_counter() >= self.deadline:
             raise TimeoutError("time limit")
         self.calls += 1
@@ -278,7 +335,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
     def candidate(conds: tuple, bad: z3.BoolRef, length: int, node: tuple) -> bool:
         """A difference at the end of ``conds``: True when an input confirms it."""
         nonlocal unconfirmed
-        if not qs.sat(z3.And(*node[5], bad)):
+        if not qs.sat_all([*node[5], bad]):
             return False
         w = path_input(list(conds) + [bad], a.bits, length)
         if w is not None and confirm(w):
@@ -335,7 +392,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
         for x, ex in ma:
             for y, ey in mb:
                 both = z3.And(ex, ey)
-                if not qs.sat(z3.And(*ctx, both)):
+                if not qs.sat_all([*ctx, both]):
                     continue
                 left, right = (lag + x.outputs, y.outputs) if side == 0 else (x.outputs, lag + y.outputs)
                 eqs, nside, rest = _align(left, right)
@@ -344,7 +401,7 @@ def square(a: Transducer, b: Transducer, confirm: Callable[[list[int]], bool], *
                 if len(rest) > max_delay:
                     unconfirmed = unconfirmed or f"one writes more than {max_delay} elements ahead of the other"
                     continue
-                if eqs and not qs.sat(z3.And(*ctx, both, *eqs)):
+                if eqs and not qs.sat_all([*ctx, both, *eqs]):
                     continue
                 # (an element an equality of the step ties to a constant or a nearer place is
                 # kept as that: a delay of repeats of one value stays one node)
@@ -601,11 +658,11 @@ def compose(f: Transducer, g: Transducer, max_lookback: int = 16, max_states: in
             for conds, written, q, win in paths:
                 for y, cond in _g_choices(qs, g, q, (x, *win), qs.exclusive(g, q)):
                     if not qs.places(cond):  # on f's constants g's choice is decided: no solver
-                        v = z3.simplify(cond)
-                        if z3.is_false(v):
+                        v = qs.decided(cond)
+                        if v is False:
                             continue
-                        taken = conds if z3.is_true(v) else conds + [cond]
-                    elif qs.sat(z3.And(*context, *conds, cond)):
+                        taken = conds if v else conds + [cond]
+                    elif qs.sat_all([*context, *conds, cond]):
                         taken = conds + [cond]
                     else:
                         continue
@@ -786,18 +843,15 @@ def _conjunction(qs: _Queries, parts: list[z3.BoolRef]) -> z3.BoolRef:
     g receives unchanged."""
     kept: list[z3.BoolRef] = []
     seen: set[int] = set()
-    for c in (c for part in parts for c in conjuncts(part)):
-        if c.get_id() in seen:
-            continue
-        seen.add(c.get_id())
-        if not qs.places(c):
-            v = z3.simplify(c)
-            if z3.is_false(v):
-                return z3.BoolVal(False)
-            if z3.is_true(v):
-                continue
-        kept.append(c)
-    return kept[0] if len(kept) == 1 else z3.And(*kept) if kept else z3.BoolVal(True)
+    for part in parts:
+        open_ = qs.undecided_conjuncts(part)
+        if open_ is None:
+            return z3.BoolVal(False)
+        for i, c in open_:
+            if i not in seen:
+                seen.add(i)
+                kept.append(c)
+    return all_of(kept)
 
 
 def _ground(qs: _Queries, t: z3.ExprRef) -> z3.ExprRef:
