@@ -64,6 +64,7 @@ class TermFacts:
 
     _places: dict[int, tuple[z3.ExprRef, frozenset[int]]] = field(default_factory=dict)
     _fns: dict[int, tuple[z3.ExprRef, Fn | None]] = field(default_factory=dict)
+    _texts: dict[int, tuple[z3.ExprRef, str]] = field(default_factory=dict)
     compiled: Cache = field(default_factory=dict)  # the subterms compiled (shared by most terms)
 
     def places(self, t: z3.ExprRef) -> frozenset[int]:
@@ -72,6 +73,15 @@ class TermFacts:
         if hit is None:
             hit = (t, frozenset(window_vars(t)))
             self._places[t.get_id()] = hit
+        return hit[1]
+
+    def text(self, t: z3.ExprRef) -> str:
+        """``t.sexpr()`` (the steps of one state share most of their conditions' conjuncts,
+        and z3 prints a term anew each time)."""
+        hit = self._texts.get(t.get_id())
+        if hit is None:
+            hit = (t, t.sexpr())
+            self._texts[t.get_id()] = hit
         return hit[1]
 
     def fn(self, t: z3.ExprRef) -> Fn | None:

@@ -106,6 +106,7 @@ class BigStep:
 
     guard: tuple[z3.BoolRef, ...]
     outputs: tuple[z3.ExprRef, ...]
+    text: Callable[[z3.ExprRef], str] | None = field(default=None, compare=False, repr=False)  # a term's sexpr
 
     @cached_property
     def predicate(self) -> z3.BoolRef:
@@ -115,7 +116,8 @@ class BigStep:
     def key(self) -> str:
         """The guard as text: Sigma* compares predicates syntactically (kept: a walk
         answers many runs with one step's object)."""
-        return " & ".join(g.sexpr() for g in self.guard) or "true"
+        text = self.text or z3.ExprRef.sexpr
+        return " & ".join(text(g) for g in self.guard) or "true"
 
 
 @dataclass

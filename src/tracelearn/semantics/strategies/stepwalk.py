@@ -133,7 +133,7 @@ class StepWalker:
     def _big_step(self, step: SymStep) -> BigStep:
         hit = self._big.get(id(step))
         if hit is None or hit[0] is not step:
-            hit = (step, BigStep(step.guard, step.outputs))  # step kept: its id is not reused
+            hit = (step, BigStep(step.guard, step.outputs, self.facts.text))  # step kept: its id is not reused
             self._big[id(step)] = hit
         return hit[1]
 
