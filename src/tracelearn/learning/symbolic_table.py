@@ -21,6 +21,7 @@ input (a witness) and runs it.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -189,14 +190,35 @@ class SymbolicTable:
         if not self.R:
             self.R.append(())
             self.discover(())
-        while True:
-            rows = {self.row(r): r for r in self.R}
-            fresh = next((s for s in self.S if s not in self.R and self.row(s) not in rows), None)
-            if fresh is None:
-                break
-            self.R.append(fresh)
-            self.discover(fresh)
+        while not self._close_pass():
+            pass  # a pass that added columns (Sigma*'s initial columns): the rows are read anew
         self.stats.rows, self.stats.columns = len(self.S), len(self.E)
+
+    def _close_pass(self) -> bool:
+        """Add, in the order of S, each row of S that R lacks, and the rows after it, until
+        none is left (True), or until a new state's transitions added columns (False):
+        the first row of S missing from R each time, as a scan from the start would find
+        it, without one (a snippet escaper's thousands of states made each scan cost R
+        times S)."""
+        columns = len(self.E)
+        rows = {self.row(r): r for r in self.R}
+        in_r = set(self.R)
+        todo = deque(s for s in self.S if s not in in_r)
+        while todo:
+            s = todo.popleft()
+            if s in in_r:
+                continue
+            row = self.row(s)
+            if row in rows:
+                continue
+            self.R.append(s)
+            in_r.add(s)
+            rows[row] = s
+            self.discover(s)
+            if len(self.E) != columns:
+                return False
+            todo.extend(s + (a,) for a, _ in self.trans.get(s, []))
+        return True
 
     # ------------------------------------------------------------------ conjecture
 
