@@ -88,13 +88,21 @@ class Transducer:
     # shared by the conjectures of one learning run (their terms recur round after round)
     facts: TermFacts | None = field(default=None, repr=False, compare=False)
     _compiled: dict | None = field(default=None, repr=False, compare=False)
+    _by_src: dict[int, list[Move]] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def lookback(self) -> int:
         return self._compile()["lookback"]
 
     def out_of(self, q: int) -> list[Move]:
-        return [m for m in self.moves if m.src == q]
+        """``q``'s moves in order (indexed once: the oracle asks of every node's state,
+        and a snippet escaper's conjecture has thousands of states). The moves of a
+        transducer are not changed once it is used, as ``_compile`` assumes too."""
+        if self._by_src is None:
+            self._by_src = {}
+            for m in self.moves:
+                self._by_src.setdefault(m.src, []).append(m)
+        return list(self._by_src.get(q, ()))
 
     # ------------------------------------------------------------------ running
 
