@@ -89,6 +89,7 @@ class Transducer:
     facts: TermFacts | None = field(default=None, repr=False, compare=False)
     _compiled: dict | None = field(default=None, repr=False, compare=False)
     _by_src: dict[int, list[Move]] | None = field(default=None, init=False, repr=False, compare=False)
+    _finals_by_src: dict[int, list[FinalMove]] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def lookback(self) -> int:
@@ -103,6 +104,14 @@ class Transducer:
             for m in self.moves:
                 self._by_src.setdefault(m.src, []).append(m)
         return list(self._by_src.get(q, ()))
+
+    def finals_of(self, q: int) -> list[FinalMove]:
+        """``q``'s final moves in order (indexed once, as :meth:`out_of`)."""
+        if self._finals_by_src is None:
+            self._finals_by_src = {}
+            for f in self.finals:
+                self._finals_by_src.setdefault(f.src, []).append(f)
+        return list(self._finals_by_src.get(q, ()))
 
     # ------------------------------------------------------------------ running
 
@@ -301,7 +310,7 @@ class Transducer:
         lines.append(f'  __start -> q{self.initial} [label="{_esc(init)}"];')
         pr = TermPrinter(self.chars)
         for q in range(self.states):
-            fins = [f for f in self.finals if f.src == q]
+            fins = self.finals_of(q)
             label = f"q{q}"
             if fins:
                 label += "\\n" + "\\n".join(

@@ -75,7 +75,7 @@ def end_choices(t: Transducer, q: int, defined: int, exclusive: bool = False,
                 places: Callable = window_vars) -> list[tuple[z3.BoolRef, tuple]]:
     """What ``q`` writes at the end of the input, as (condition, outputs): an enabled
     final move (the first, when deterministic), or nothing when none is enabled."""
-    ends, earlier = _first_enabled([f for f in t.finals if f.src == q],
+    ends, earlier = _first_enabled(t.finals_of(q),
                                    lambda f: enabled(f.guard, f.outputs, defined, True, places),
                                    t.nondeterministic or exclusive)
     return [(c, f.outputs) for f, c in ends] + [(_none_of(earlier), ())]
@@ -257,7 +257,7 @@ class _Queries:
         others (learned transducers': it keeps composed guards short)."""
         key = (id(t), q, final)
         if key not in self._exclusive:
-            gs = [f.guard for f in t.finals if f.src == q] if final else [m.guard for m in t.out_of(q)]
+            gs = [f.guard for f in t.finals_of(q)] if final else [m.guard for m in t.out_of(q)]
             self._exclusive[key] = not any(self.sat(z3.And(gs[i], z3.Or(*gs[i + 1:]))) for i in range(len(gs) - 1))
         return self._exclusive[key]
 
@@ -556,7 +556,7 @@ def union(a: Transducer, b: Transducer) -> Transducer:
 def finals_overlap(t: Transducer) -> bool:
     """Do two final moves of one state overlap (or may: an undecided pair counts)?"""
     for q in range(t.states):
-        fs = [f.guard for f in t.finals if f.src == q]
+        fs = [f.guard for f in t.finals_of(q)]
         for i in range(len(fs)):
             for j in range(i + 1, len(fs)):
                 s = solver()
@@ -813,7 +813,7 @@ def _g_choices(qs: _Queries, g: Transducer, q: int, win: tuple, exclusive: bool)
 def _g_ends(qs: _Queries, g: Transducer, q: int, win: tuple, exclusive: bool) -> list[tuple[z3.BoolRef, tuple]]:
     """g's end of input after window ``win`` (``win[0]`` its last element, as ``w1``)."""
     at_end = (None, *win)
-    ends, earlier = _first_enabled([f for f in g.finals if f.src == q],
+    ends, earlier = _first_enabled(g.finals_of(q),
                                    lambda f: _on_window(qs, f.guard, f.outputs, at_end), exclusive)
     return [(c, _put(qs, f.outputs, at_end)) for f, c in ends] + [(_none_of(earlier), ())]
 

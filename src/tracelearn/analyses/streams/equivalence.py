@@ -251,7 +251,7 @@ class EquivalenceChecker:
         once per node (its every step is compared with the same ones)."""
         d = node.boundary.defined
         moves = [(m, self._enabled(m.guard, m.outputs, d)) for m in conj.out_of(node.q)]
-        finals = [(f, self._enabled(f.guard, f.outputs, d, final=True)) for f in conj.finals if f.src == node.q]
+        finals = [(f, self._enabled(f.guard, f.outputs, d, final=True)) for f in conj.finals_of(node.q)]
         live = [(m, en) for m, en in moves if not z3.is_false(en)]
         finals = [(f, en) for f, en in finals if not z3.is_false(en)]
         return _Moves(live, finals, all_of([z3.Not(e) for _, e in live]))
@@ -299,7 +299,7 @@ class EquivalenceChecker:
         todo, seen = [q], {q}
         while todo:
             s = todo.pop()
-            if any(f.outputs for f in conj.finals if f.src == s):
+            if any(f.outputs for f in conj.finals_of(s)):
                 return True
             for m in conj.out_of(s):
                 if m.outputs:
@@ -418,7 +418,7 @@ class EquivalenceChecker:
             if self.deadline is not None and time.perf_counter() > self.deadline:
                 return None
             s, path = todo.popleft()
-            ends = [(f.guard, len(path)) for f in conj.finals if f.src == s and f.outputs]
+            ends = [(f.guard, len(path)) for f in conj.finals_of(s) if f.outputs]
             ends += [(m.guard, len(path) + 1) for m in conj.out_of(s) if m.outputs]
             for g, n in ends:
                 tries -= 1
