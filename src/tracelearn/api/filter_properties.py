@@ -238,8 +238,8 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
             cmp = Comparison("unknown", reason=str(e))
     if cmp.status == "unknown" and search.bounded:
         cmp.reason = f"{cmp.reason}; {search.bounded}" if cmp.reason else search.bounded
-    holds, reason, witness = _verdict(cmp, search.models, chains, el, _names(file, (f_file, function),
-                                                                            (g_file, with_function or "")))
+    holds, reason, witness = _verdict(cmp, search.models, chains, el,
+                                      _names((f_file, function), (g_file, with_function or "")))
     return {"schema_version": SCHEMA_VERSION, "command": "filters", "property": prop, "file": file,
             "function": function, "with": with_function, "with_file": with_file, "holds": holds,
             "reason": reason, "witness": witness, "models": search.models, "compositions": search.compositions,
@@ -247,7 +247,8 @@ def filter_property(prop: str, file: str, *, function: str, with_function: str |
                       "time": round(time.perf_counter() - t0, 4)}}
 
 
-def _names(file: str, F: tuple[str, str], G: tuple[str, str]) -> Callable[[list[tuple[str, str]]], list[str]]:
+def _names(F: tuple[str, str], G: tuple[str, str]) -> Callable[[list[tuple[str, str]]], list[str]]:
+    """How a witness names the filters of a side."""
     def names(side: list[tuple[str, str]]) -> list[str]:
         # a function's name, with its file's where both filters have one name
         return [fn if F[1] != G[1] or F[0] == G[0] else f"{Path(path).name}:{fn}" for path, fn in side]
