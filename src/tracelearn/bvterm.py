@@ -14,7 +14,7 @@ from typing import Callable
 
 import z3
 
-from .z3dag import names, signed
+from .z3dag import conjuncts, names, signed
 
 
 class UnsupportedTerm(ValueError):
@@ -65,6 +65,7 @@ class TermFacts:
     _places: dict[int, tuple[z3.ExprRef, frozenset[int]]] = field(default_factory=dict)
     _fns: dict[int, tuple[z3.ExprRef, Fn | None]] = field(default_factory=dict)
     _texts: dict[int, tuple[z3.ExprRef, str]] = field(default_factory=dict)
+    _conjuncts: dict[int, tuple[z3.BoolRef, list[z3.BoolRef]]] = field(default_factory=dict)
     compiled: Cache = field(default_factory=dict)  # the subterms compiled (shared by most terms)
 
     def places(self, t: z3.ExprRef) -> frozenset[int]:
@@ -73,6 +74,15 @@ class TermFacts:
         if hit is None:
             hit = (t, frozenset(window_vars(t)))
             self._places[t.get_id()] = hit
+        return hit[1]
+
+    def conjuncts(self, t: z3.BoolRef) -> list[z3.BoolRef]:
+        """:func:`z3dag.conjuncts` of ``t`` (a step's condition is split once, not once per
+        move compared with it; a composition's conditions are the same guards again)."""
+        hit = self._conjuncts.get(t.get_id())
+        if hit is None:
+            hit = (t, conjuncts(t))
+            self._conjuncts[t.get_id()] = hit
         return hit[1]
 
     def text(self, t: z3.ExprRef) -> str:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import z3
 
-from ..bvterm import place_of, window_vars
+from ..bvterm import TermFacts, place_of, window_vars
 from ..querytime import remaining_ms
 from ..z3dag import all_of, assert_all, conjuncts, lit_false, negated
 from .transducer import OUT_BITS, FinalMove, Move, Transducer, read_later, term_text
@@ -140,13 +140,13 @@ class _Queries:
         self.deadline = deadline
         self.calls = 0
         self._exclusive: dict[tuple[int, int, bool], bool] = {}
-        self._places: dict[int, tuple[z3.ExprRef, frozenset[int]]] = {}
+        self.facts = TermFacts()  # the window places and conjuncts of terms, once each
         self._back: dict[int, tuple[z3.BoolRef, z3.BoolRef | None]] = {}
         self._solver: z3.Solver | None = None
         self.g_choices: dict[tuple, tuple[tuple, list]] = {}
         self._tied: dict[tuple[int, bool], tuple[z3.BoolRef, list[tuple[z3.ExprRef, z3.ExprRef]]]] = {}
         self._sat: dict[frozenset[int], tuple[list[z3.BoolRef], bool]] = {}
-        self._conjuncts: dict[int, _Split] = {}
+        self._splits: dict[int, _Split] = {}
         self._decided: dict[int, tuple[z3.BoolRef, bool | None]] = {}
         self._undecided: dict[int, tuple[z3.BoolRef, list[tuple[int, z3.BoolRef]] | None]] = {}
 
@@ -156,10 +156,10 @@ class _Queries:
         return self._split(t).parts
 
     def _split(self, t: z3.BoolRef) -> _Split:
-        hit = self._conjuncts.get(t.get_id())
+        hit = self._splits.get(t.get_id())
         if hit is None:  # (the entry keeps the term: its id is not reused)
-            parts = conjuncts(t)
-            hit = self._conjuncts[t.get_id()] = _Split(t, parts, frozenset(c.get_id() for c in parts),
+            parts = self.facts.conjuncts(t)
+            hit = self._splits[t.get_id()] = _Split(t, parts, frozenset(c.get_id() for c in parts),
                                                       any(lit_false(c) for c in parts))
         return hit
 
@@ -191,12 +191,8 @@ class _Queries:
 
     def places(self, t: z3.ExprRef) -> frozenset[int]:
         """:func:`window_vars` of ``t``, once per term (the same guards are asked of again
-        and again; an entry keeps its term, so its id is not reused)."""
-        hit = self._places.get(t.get_id())
-        if hit is None:
-            hit = (t, frozenset(window_vars(t)))
-            self._places[t.get_id()] = hit
-        return hit[1]
+        and again)."""
+        return self.facts.places(t)
 
     def context(self, ctx: tuple, loose: frozenset[int], cond: z3.BoolRef, k: int) -> tuple[tuple, frozenset[int]]:
         """What the path says of the window one step on, after a move on ``cond`` from a
@@ -228,7 +224,6 @@ class _Queries:
                 trivial = z3.is_eq(t) and t.arg(0).eq(t.arg(1))
                 if js and max(js) <= k and not t.eq(c) and not trivial:
                     out[t.get_id()] = t
-                    self._places[t.get_id()] = (t, js)  # (kept: its id is not reused)
                 else:
                     gone.update(self.places(c))
         kept = tuple(out[i] for i in sorted(out))

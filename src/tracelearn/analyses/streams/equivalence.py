@@ -107,7 +107,6 @@ class EquivalenceChecker:
     max_witnesses: int = 1
     facts: TermFacts = field(default_factory=TermFacts, repr=False)  # the window places of terms
     _shifted: dict = field(default_factory=dict, repr=False)  # (term id, k) -> (term, moved back or None)
-    _split: dict = field(default_factory=dict, repr=False)  # term id -> (term, its conjuncts)
 
     def check(self, conj: Transducer) -> EquivalenceResult:
         t0 = time.perf_counter()
@@ -317,7 +316,7 @@ class EquivalenceChecker:
         them (:meth:`_eliminated`); a disjunction (a joined node's window) moved back disjunct by
         disjunct."""
         out: dict[str, z3.BoolRef] = {}
-        for c in self._eliminated([c for cond in conds for c in self._conjuncts_of(cond)], k):
+        for c in self._eliminated([c for cond in conds for c in self.facts.conjuncts(cond)], k):
             moved = self._moved_back(c, k)
             if moved is not None:
                 out[moved[0]] = moved[1]
@@ -348,14 +347,6 @@ class EquivalenceChecker:
         # (another equality for the same wk becomes one between the places it ties)
         return [z3.substitute(c, *pairs) if k in self._window_places(c) and not any(c.eq(u) for u in used) else c
                 for c in cs]
-
-    def _conjuncts_of(self, t: z3.BoolRef) -> list[z3.BoolRef]:
-        """(A step's condition is split once, not once per conjecture move with it.)"""
-        hit = self._split.get(t.get_id())
-        if hit is None:
-            hit = (t, conjuncts(t))  # the term is kept: its id is not reused
-            self._split[t.get_id()] = hit
-        return hit[1]
 
     def _moved_back(self, c: z3.BoolRef, k: int) -> tuple[str, z3.BoolRef] | None:
         """One conjunct moved back (None: nothing of it is left). A step's conjuncts
