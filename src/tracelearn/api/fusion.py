@@ -4,7 +4,6 @@ with ``reorder``, the other order once the two are proved to commute."""
 
 from __future__ import annotations
 
-import random
 import tempfile
 import time
 from collections.abc import Callable
@@ -12,14 +11,13 @@ from pathlib import Path
 
 from ..analyses.streams.cgen import transducer_filter
 from ..analyses.streams.replay import FilterReplay
-from ..analyses.streams.teacher import constants_of
 from ..errors import OptionError
 from ..frontend.parser import is_identifier
 from ..report.check_doc import SCHEMA_VERSION
 from ..semantics.strategies.bigstep import Element, FilterError
 from .filter_models import FilterChain, Learned, compose_first, learned_model, pipeline_c, proved_model
 from .filter_properties import filter_property
-from .streams import bit_vector_terms, learn_filter_file
+from .streams import bit_vector_terms, check_inputs, learn_filter_file
 
 
 @bit_vector_terms(0)
@@ -103,10 +101,7 @@ def fuse_filters(file: str, *, function: str, with_function: str, with_file: str
                 progress(f"comparing the fused filter with the pipeline on {check} inputs")
             fused = Path(work) / "fused.c"
             fused.write_text(text)
-            rng = random.Random(seed)
-            pool = sorted({el.wrap(c + d) for c in constants_of(t) for d in (-1, 0, 1)})
-            inputs = [[]] + [[rng.choice(pool) if pool and rng.random() < 0.5 else rng.randint(el.lo, el.hi)
-                              for _ in range(rng.randint(1, 16))] for _ in range(check - 1)]
+            inputs = check_inputs(t, el, check, seed)
             replay = FilterReplay(str(fused), name, el.bits)
             bad, failed = None, []
             try:

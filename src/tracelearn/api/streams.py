@@ -15,6 +15,7 @@ from ..analyses.streams.cgen import array_source
 from ..analyses.streams.driver import LearnOptions, LearnResult, learn
 from ..analyses.streams.replay import FilterReplay
 from ..analyses.streams.teacher import constants_of
+from ..automata.transducer import Transducer
 from ..bvterm import UnsupportedTerm
 from ..errors import OptionError, TracelearnError, UnsupportedError
 from ..frontend.lower import DEFAULT_CHECKS, load_program
@@ -157,6 +158,18 @@ def failing_check_inputs(result: LearnResult) -> list[list[int]]:
     return out[:64]
 
 
+def check_inputs(t: Transducer, el: Element, count: int, seed: int) -> list[list[int]]:
+    """``count`` inputs to compare ``t`` with a program on: the empty one, then random
+    ones of 1..16 elements, half the elements drawn from the guards' constants and their
+    neighbours (so that sequences such as "&amp;" occur)."""
+    if count <= 0:
+        return []
+    rng = random.Random(seed)
+    pool = sorted({el.wrap(c + d) for c in constants_of(t) for d in (-1, 0, 1)})
+    return [[]] + [[rng.choice(pool) if pool and rng.random() < 0.5 else rng.randint(el.lo, el.hi)
+                    for _ in range(rng.randint(1, 16))] for _ in range(count - 1)]
+
+
 def differential_check(file: str, function: str, el: Element, result: LearnResult, count: int, seed: int,
                        data_model: str, include: list[str] | None, define: dict[str, str] | None,
                        first: list[list[int]] = ()) -> dict:
@@ -165,13 +178,9 @@ def differential_check(file: str, function: str, el: Element, result: LearnResul
     ``count`` random ones."""
     t = result.transducer
     assert t is not None
-    rng = random.Random(seed)
-    pool = sorted({el.wrap(c + d) for c in constants_of(t) for d in (-1, 0, 1)})
     replay = FilterReplay(file, function, el.bits, data_model, include, define)
     try:
-        inputs = list(first) + ([[]] if count else []) + [
-            [rng.choice(pool) if pool and rng.random() < 0.5 else rng.randint(el.lo, el.hi)
-             for _ in range(rng.randint(1, 16))] for _ in range(count - 1)]
+        inputs = list(first) + check_inputs(t, el, count, seed)
         bad = None
         for v in inputs:
             got = t.run(v)
